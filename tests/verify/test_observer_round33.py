@@ -28,6 +28,7 @@ MESSAGE = "n must be positive, got -1"
 KEPT = '''
 import collections
 import functools
+import types
 import weakref
 
 
@@ -134,6 +135,18 @@ def by_later_own(where, text):
     own = {"attribute": lambda: later.ACT.act, "held-dict": lambda: later.ACT.table["binary"],
            "class-namespace": lambda: later.Acts.table["binary"], "module-dict": lambda: later.ACTS["binary"]}
     return own[where]()(text)
+
+
+NAMESPACE = types.SimpleNamespace(patterns={})
+
+
+def _by_namespace(key):
+    return NAMESPACE.patterns[key]
+
+
+def by_namespace(text):
+    """A registry kept in a C object's `__dict__` (a `SimpleNamespace`, whose class holds it in a C member)."""
+    return _by_namespace("digits").match(text)
 
 
 ORDERED = collections.OrderedDict()
@@ -326,6 +339,7 @@ _IN_OBJECTS = {
     # the registry object's whole `__dict__` swapped for one of the snippet's, and a slot rebound to a new dict
     "dict-swapped": ('kept.REGISTRY.__dict__ = {"patterns": {"digits": Pattern()}}\n', "by_object"),
     "slot-rebound": ('kept.SLOTTED.patterns = {"digits": Pattern()}\n', "by_slot"),
+    "simple-namespace": ('kept.NAMESPACE.patterns["digits"] = Pattern()\n', "by_namespace"),
 }
 
 
@@ -478,7 +492,8 @@ def _zygote_case(tmp_path: Path, body: str, watched: str):
     return fork_and_return(zygote)
 
 
-@pytest.mark.parametrize("where", ["instance-attribute", "lru-cache", "slots", "deque", "class-namespace"])
+@pytest.mark.parametrize("where", ["instance-attribute", "lru-cache", "slots", "deque", "class-namespace",
+                                   "simple-namespace"])
 def test_c_code_planted_in_a_registry_inside_an_object_is_planted_from_the_zygotes_copy(tmp_path, where):
     """As above, in a check forked from a zygote that took the library's registries before any check existed."""
     from tests.verify import lean_parent

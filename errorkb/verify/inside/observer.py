@@ -847,7 +847,7 @@ def _unwritten(entry: tuple[Any, Any, int]) -> bool:
     if isinstance(value, dict):
         return _version(value) == version
     if type(copy) is tuple and not copy[3] and copy[1] is not None:
-        space = _p_own_dict(value, type(value))
+        space = _p_object_dict(value, type(value))
         return space is not None and space is copy[1] and _version(space) == version
     return False
 
@@ -960,10 +960,26 @@ def _p_object_entry(value: Any, kind: Any, version: Callable[[Any], int]) -> tup
                         slots.append((pair[1], _c_member_get(pair[1], value, kind)))
                     except AttributeError:  # an empty slot
                         slots.append((pair[1], _c_MISSING))
-    space = _p_own_dict(value, kind)
+    space = _p_object_dict(value, kind)
     stamp = version(space) if space is not None else 0
     copy = list(_c_dict_items(space)) if space is not None else None
     return value, (_c_OBJECT_ENTRY, space, copy, tuple(slots)), stamp
+
+
+def _p_object_dict(value: Any, kind: Any) -> dict[str, Any] | None:
+    """An object's own `__dict__` for its table (`_p_object_entry`): through its class's C getter (`_p_own_dict`), or
+    the C member a C class keeps it in (`types.SimpleNamespace`, a registry object of Python's own)."""
+    own = _p_own_dict(value, kind)
+    if own is not None:
+        return own
+    member = _p_class_attr(kind, "__dict__")
+    if type(member) is not _c_MemberDescriptorType:
+        return None
+    try:
+        held = _c_member_get(member, value, kind)
+    except BaseException:
+        return None
+    return held if type(held) is dict else None
 
 
 def _p_cached_items(held: list[Any]) -> list[Any]:
@@ -3386,7 +3402,7 @@ def _p_object_written(owner: Any, kind: Any, copy: tuple[Any, ...], version: int
     did."""
     _, space, was, slots = copy
     if space is not None:
-        now = _p_own_dict(owner, kind)
+        now = _p_object_dict(owner, kind)
         if now is space:
             _p_dict_written(space, was, version, found)
         elif now is not None:
