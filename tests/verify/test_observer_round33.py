@@ -28,6 +28,7 @@ MESSAGE = "n must be positive, got -1"
 KEPT = '''
 import collections
 import functools
+import types
 import weakref
 
 
@@ -124,6 +125,28 @@ def by_later_registry(text):
     import later
 
     return later.KEPT.get("digits").match(text)
+
+
+def by_later_own(where, text):
+    """Calls a partial the lazily imported module's own body made and keeps (`where`: in an object's attribute, in a
+    dict an object holds, in a class's namespace, in a dict the module holds by name): C code fails on `text`."""
+    import later
+
+    own = {"attribute": lambda: later.ACT.act, "held-dict": lambda: later.ACT.table["binary"],
+           "class-namespace": lambda: later.Acts.table["binary"], "module-dict": lambda: later.ACTS["binary"]}
+    return own[where]()(text)
+
+
+NAMESPACE = types.SimpleNamespace(patterns={})
+
+
+def _by_namespace(key):
+    return NAMESPACE.patterns[key]
+
+
+def by_namespace(text):
+    """A registry kept in a C object's `__dict__` (a `SimpleNamespace`, whose class holds it in a C member)."""
+    return _by_namespace("digits").match(text)
 
 
 ORDERED = collections.OrderedDict()
@@ -248,6 +271,23 @@ class Kept:
 
 KEPT = Kept()
 PATTERN = None
+
+
+class Act:
+    """An activation its body makes (transformers' `activations.gelu_pytorch_tanh = GELUTanh()`, whose
+    `self.act = functools.partial(torch.nn.functional.gelu, approximate="tanh")`): partials binding data to C code."""
+
+    def __init__(self):
+        self.act = functools.partial(int, base=2)
+        self.table = {"binary": functools.partial(int, base=2)}
+
+
+class Acts:
+    table = {"binary": functools.partial(int, base=2)}
+
+
+ACT = Act()
+ACTS = {"binary": functools.partial(int, base=2)}
 '''
 
 
@@ -299,25 +339,11 @@ _IN_OBJECTS = {
     # the registry object's whole `__dict__` swapped for one of the snippet's, and a slot rebound to a new dict
     "dict-swapped": ('kept.REGISTRY.__dict__ = {"patterns": {"digits": Pattern()}}\n', "by_object"),
     "slot-rebound": ('kept.SLOTTED.patterns = {"digits": Pattern()}\n', "by_slot"),
+    "simple-namespace": ('kept.NAMESPACE.patterns["digits"] = Pattern()\n', "by_namespace"),
 }
 
 
-# Round thirty-three's observer (registries inside objects, modules first loaded while the snippet ran) did not land:
-# run from main it failed an honest before of the knowledge base in subprocess isolation
-# (`forward-unexpected-cache-kwarg::before[upstream-cpu]`: "the snippet planted C code where GenerationMixin._prefill
-# calls it (partial ...)"; tests/test_knowledge_base.py), a false failure whose cause was not found in time. These
-# attacks pass a before on the observer that did: strict xfails until the round lands with that twin passing.
-_NOT_LANDED = pytest.mark.xfail(strict=True, reason="known false pass (docs/threat-model.md, round thirty-three): a "
-                                "registry inside an object of the library's module, or a module of the target's first "
-                                "loaded while the snippet ran, is not searched; the round's observer failed an honest "
-                                "before in subprocess isolation and did not land")
-
-
-def _not_landed(names):
-    return [pytest.param(name, marks=_NOT_LANDED) for name in names]
-
-
-@pytest.mark.parametrize("where", _not_landed(sorted(_IN_OBJECTS)))
+@pytest.mark.parametrize("where", sorted(_IN_OBJECTS))
 def test_c_code_planted_in_a_registry_inside_an_object_of_the_librarys_module_is_planted(tmp_path, where):
     """The error starts in C code the snippet planted, which the library found in a registry its module keeps inside
     an object (an instance's attribute, a class's namespace, a weak-value dictionary, a cache), returned by a helper
@@ -363,7 +389,7 @@ _IN_LATER = {
 }
 
 
-@pytest.mark.parametrize("how", _not_landed(sorted(_IN_LATER)))
+@pytest.mark.parametrize("how", sorted(_IN_LATER))
 def test_c_code_planted_in_a_module_first_loaded_while_the_snippet_ran_is_planted(tmp_path, how):
     """The snippet imports a module of the target that was not loaded before it ran (or puts its own under that name
     and file), and sets what it holds: the library's lazy import finds it and calls it."""
@@ -381,6 +407,31 @@ def test_a_module_first_loaded_while_the_snippet_ran_holding_its_own_is_nothing(
     seen = _run(tmp_path, body, "by_later_registry")
     assert seen is not None and seen.calls is not None and seen.calls.raised_count == 1, seen
     assert _planted(seen) == [], (seen.interference, seen.tampered)
+
+
+@pytest.mark.parametrize("where", ["attribute", "held-dict", "class-namespace", "module-dict"])
+def test_a_partial_the_body_of_a_module_first_loaded_while_the_snippet_ran_made_is_the_librarys(tmp_path, where):
+    """The honest twin of the knowledge base's `forward-unexpected-cache-kwarg::before[upstream-cpu]` in subprocess
+    isolation, where the library first loads while the snippet runs: a partial binding data to C code that the
+    module's own body made and keeps (inside an object, a dict an object holds, a class's namespace, a dict by name),
+    called by the library, fails on the data the function was handed: the library's error, nothing planted (round
+    thirty-three's first observer searched such registries whole and read the body's partials as the snippet's)."""
+    body = f"try:\n    kept.by_later_own({where!r}, 'x')\nexcept ValueError:\n    pass\n"
+    seen = _run(tmp_path, body, "by_later_own")
+    assert seen is not None and seen.calls is not None and seen.calls.raised_count == 1, seen
+    assert _planted(seen) == [], (seen.interference, seen.tampered)
+
+
+@pytest.mark.parametrize("where", ["attribute", "held-dict", "class-namespace", "module-dict"])
+def test_a_partial_the_snippet_put_where_the_body_kept_its_own_is_planted(tmp_path, where):
+    """The hostile twin: the snippet puts its `Pattern`'s gadget where the body kept its own partial (after the body
+    ended), and the library calls it."""
+    put = {"attribute": "later.ACT.act = Pattern().match\n", "held-dict": "later.ACT.table['binary'] = Pattern().match\n",
+           "class-namespace": "later.Acts.table['binary'] = Pattern().match\n",
+           "module-dict": "later.ACTS['binary'] = Pattern().match\n"}[where]
+    seen = _run(tmp_path, "import later\n" + put + f"del Pattern, throws\nkept.by_later_own({where!r}, '1')\n",
+                "by_later_own")
+    _steered(seen)
 
 
 _OWN_RAISE = {
@@ -441,8 +492,8 @@ def _zygote_case(tmp_path: Path, body: str, watched: str):
     return fork_and_return(zygote)
 
 
-@pytest.mark.parametrize("where", _not_landed(["instance-attribute", "lru-cache", "slots", "deque",
-                                                "class-namespace"]))
+@pytest.mark.parametrize("where", ["instance-attribute", "lru-cache", "slots", "deque", "class-namespace",
+                                   "simple-namespace"])
 def test_c_code_planted_in_a_registry_inside_an_object_is_planted_from_the_zygotes_copy(tmp_path, where):
     """As above, in a check forked from a zygote that took the library's registries before any check existed."""
     from tests.verify import lean_parent
@@ -453,7 +504,6 @@ def test_c_code_planted_in_a_registry_inside_an_object_is_planted_from_the_zygot
     _steered(seen)
 
 
-@_NOT_LANDED
 def test_the_librarys_own_registries_from_the_zygotes_copy_are_not_planted(tmp_path):
     """The honest twin, forked from the zygote."""
     from tests.verify import lean_parent

@@ -68,6 +68,7 @@ import _imp
 import _thread
 import array
 import builtins
+import collections
 import contextvars
 import copyreg
 import ctypes
@@ -80,6 +81,7 @@ import json.encoder
 import operator
 import os
 import signal
+import stat
 import sys
 import time
 import types
@@ -144,6 +146,16 @@ _c_cached_property = functools.cached_property
 # C callables that call what they hold with their own caller's arguments, as they are (a cache around a function): what
 # they hold is called as if it were called directly, and binds nothing (`_p_calls_held`).
 _c_PASS_THROUGH = (functools._lru_cache_wrapper,)
+_c_LRU_CACHE = functools._lru_cache_wrapper
+_c_deque = collections.deque
+# What marks a table's copy as an object's (`_p_object_entry`): its `__dict__`, a copy of it, and its slots' values.
+_c_OBJECT_ENTRY = "object"
+_c_stat = os.stat
+_c_stat_isreg = stat.S_ISREG
+_c_str_startswith = str.startswith
+_c_str_endswith = str.endswith
+_c_str_replace = str.replace
+_c_deque_iter = collections.deque.__iter__
 # What a cache's C traversal lists after its cached keys and results (which it returns, never calls), in CPython's
 # order: its cache dict, its function, its keyword mark (a plain `object()`), its link type, its `CacheInfo`, then its
 # `__dict__` where it has one (`_p_cache_calls`). Checked on a cache made here: where it does not hold, all a cache
@@ -709,6 +721,7 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         "reader_spaces": _reader_spaces(readers), "reader_shared": _reader_shared(readers),
         "as_was": spaces[0], "classes_as_were": spaces[1], "modules_as_were": spaces[2], "returned": {}, "c_made": {},
         "tables": [],  # `_python_tables`, once the private code can tell Python's own files
+        "target_named": {},  # `_p_target_named`: module name -> whether it names a file of the target's
         "copies_held": spaces[3], "binders_as_were": spaces[3]["binders"],
         "memory": memory, "versions_now": _version_reader(memory, spaces[3]["addresses"]), "differing": {},
         "raised_refs": _raised_references(), "searched": {"handed": 0, "unreferenced": 0, "made": 0},
@@ -752,6 +765,11 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # The bodies of the held modules running now (`_p_follow_import`): one that puts another module in its own
         # entry, with no code of the snippet's run meanwhile, is the library's own import (`_p_import_return`).
         "importing": {},
+        # `_p_follow_body`: a target module's body running (frame id -> [frame, snippet frames started]), and, once it
+        # ended with no code of the snippet's run meanwhile, its namespace as its body left it (id -> (dict, copy))
+        "bodies_running": {}, "bodies": {},
+        # `_p_body_return`: the tables taken at the bodies' ends (as `tables`), and what was taken (id -> value)
+        "body_tables": [], "body_tabled": {},
         # The frames of the target's metaclasses' `__new__` running now (`_p_follow_maker`), and, for each class one
         # returned with no code of the snippet's run meanwhile, what it put in the class that its namespace did not
         # hold as it began (`_p_maker_return`): the library's own choice (`_p_library_put`).
@@ -801,7 +819,7 @@ def _python_tables(in_tables: Callable[[Any], bool], roots: tuple[tuple[str, ...
             or not all(root.startswith(trusted) for root in (*roots[0], *roots[2])):
         seen: set[int] = {id(sys.modules)}
         return [entry for name, module in list(sys.modules.items()) for entry in _tables_of(name, module, in_tables,
-                                                                                             seen)]
+                                                                                             seen, roots[2])]
     renewed, copied = copies["renewed"], copies["modules"]
     tables: list[tuple[Any, Any, int]] = []
     seen = {id(sys.modules)}
@@ -812,14 +830,26 @@ def _python_tables(in_tables: Callable[[Any], bool], roots: tuple[tuple[str, ...
             value = entry[0]
             if id(value) not in seen:
                 seen.add(id(value))
-                tables.append(entry if type(value) is dict and _version(value) == entry[2] else _table(value))
+                tables.append(entry if _unwritten(entry) else _p_table(value, type(value), _version))
     for module_id in renewed:
         known = copied.get(module_id)
         if known is not None:
-            tables.extend(_tables_of("", known[0], in_tables, seen))
+            tables.extend(_tables_of("", known[0], in_tables, seen, roots[2]))
     for name in sys.builtin_module_names:
-        tables.extend(_tables_of(name, sys.modules.get(name), in_tables, seen))
+        tables.extend(_tables_of(name, sys.modules.get(name), in_tables, seen, roots[2]))
     return tables
+
+
+def _unwritten(entry: tuple[Any, Any, int]) -> bool:
+    """A zygote's table still as it took it: a dict, or an object with no slots whose very `__dict__` it copied, whose
+    version did not move since (a list, a set, a cache carry none: taken again)."""
+    value, copy, version = entry
+    if isinstance(value, dict):
+        return _version(value) == version
+    if type(copy) is tuple and not copy[3] and copy[1] is not None:
+        space = _p_object_dict(value, type(value))
+        return space is not None and space is copy[1] and _version(space) == version
+    return False
 
 
 def snapshot_tables(stdlib_roots: tuple[str, ...], site_roots: tuple[str, ...], target_roots: tuple[str, ...]) -> None:
@@ -831,36 +861,160 @@ def snapshot_tables(stdlib_roots: tuple[str, ...], site_roots: tuple[str, ...], 
     taken = []
     in_tables = functools.partial(_p_holds_tables, stdlib_roots=roots[0], site_roots=roots[1], target_roots=roots[2])
     for name, module in list(sys.modules.items()):
-        entries = _tables_of(name, module, in_tables, seen)
+        entries = _tables_of(name, module, in_tables, seen, roots[2])
         if entries:
             taken.append((id(module), entries))
     _COPIES["tables"] = (roots, taken)
 
 
-def _tables_of(name: Any, module: Any, in_tables: Callable[[Any], bool], seen: set[int]) -> list[tuple[Any, Any, int]]:
+def _tables_of(name: Any, module: Any, in_tables: Callable[[Any], bool], seen: set[int],
+               target_roots: tuple[str, ...] = ()) -> list[tuple[Any, Any, int]]:
     """The containers one module holds by name, if it is one of Python's own or the target's (`_python_tables`), each
-    not `seen`."""
+    not `seen`; a module of the target's, also the registries it keeps inside objects it holds (`_p_object_tables`)."""
     if type(module) is not types.ModuleType:
         return []
     path = _c_module_dict(module).get("__file__")
     if not (in_tables(path) if type(path) is str else path is None and name in sys.builtin_module_names):
         return []
-    tables = []
+    depth = _c_OBJECT_DEPTH if type(path) is str and _p_in_roots(path, tuple(target_roots)) else 0
+    tables: list[tuple[Any, Any, int]] = []
     for value in list(_c_module_dict(module).values()):
-        kind = type(value)
-        if (kind is dict or kind is list or kind is set) and id(value) not in seen:
-            seen.add(id(value))
-            tables.append(_table(value))
+        _p_held_tables(value, depth, seen, tables, _version)
     return tables
 
 
-def _table(value: Any) -> tuple[Any, Any, int]:
-    """A container with a copy of what it holds (a set's as id -> item) and, for a dict, its version, read first."""
+# How far below a target module's names the registries it keeps inside objects are taken (`_p_object_tables`): an
+# object's attributes (or a class's namespace), and the objects those hold, once more.
+_c_OBJECT_DEPTH = 2
+_c_NOT_REGISTRIES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.CodeType,
+                     types.FrameType, types.MethodType)
+
+
+# The tables' one rule, run before the snippet (`_python_tables`, a zygote's `snapshot_tables`: `version` is
+# `_version`) and, by the private code, where a target module's body ends while the snippet runs (`_p_body_return`:
+# `_p_dict_version`). C accessors and exact types alone: no code of the objects' runs. A dict's copy is its pairs, in
+# order (`_p_dict_written` compares them by place), never re-hashed.
+
+
+def _p_held_tables(value: Any, depth: int, seen: set[int], tables: list[tuple[Any, Any, int]],
+                   version: Callable[[Any], int]) -> None:
+    """`value`'s table (`_p_table`), if it is a container (a dict, a list, a set; below a target module's names a dict
+    subclass too, an `OrderedDict` registry, or a deque); else, while `depth` is above 0, the registries it keeps
+    (`_p_object_tables`)."""
     kind = type(value)
-    if kind is dict:
-        version = _version(value)
-        return value, dict(value), version
-    return value, list(value) if kind is list else {id(item): item for item in value}, 0
+    if kind is dict or kind is list or kind is set \
+            or (depth > 0 and (_p_in(dict, _c_mro(kind)) or _p_in(_c_deque, _c_mro(kind)))):
+        if id(value) not in seen:
+            seen.add(id(value))
+            tables.append(_p_table(value, kind, version))
+        return
+    if depth > 0:
+        _p_object_tables(value, kind, depth, seen, tables, version)
+
+
+def _p_object_tables(value: Any, kind: Any, depth: int, seen: set[int], tables: list[tuple[Any, Any, int]],
+                     version: Callable[[Any], int]) -> None:
+    """The registries an object a target module holds keeps (round thirty-three): the library's code reads them through
+    the object (`REGISTRY.patterns[key]`, `Kinds.table[key]`, a `WeakValueDictionary`'s data, what a
+    `functools.lru_cache` cached) and calls what it finds, often through a helper that returned it, which then only
+    the value stack holds. Taken as tables: an instance's own `__dict__` (its attributes rebound), a class's
+    namespace's containers (its names are compared as a class's already), a cache's held keys and results; and what
+    those hold, while `depth` lasts."""
+    if id(value) in seen:
+        return
+    mro = _c_mro(kind)
+    for excluded in _c_tuple_iter(_c_NOT_REGISTRIES):
+        if _p_in(excluded, mro):
+            return
+    seen.add(id(value))
+    if kind is _c_LRU_CACHE:
+        tables.append(_p_table(value, kind, version))
+        return
+    if _p_in(type, mro):
+        if _c_type_flags(value) & _c_HEAPTYPE:  # a class a statement made: C classes hold none
+            for pair in _c_list_iter(list(_c_proxy_items(_c_type_dict(value)))):
+                _p_held_tables(pair[1], depth - 1, seen, tables, version)
+        return
+    entry = _p_object_entry(value, kind, version)
+    _, space, was, slots = entry[1]
+    if space is None and not slots:
+        return
+    tables.append(entry)
+    for pair in _c_tuple_iter(slots):  # what its slots hold (a registry object with no `__dict__`)
+        _p_held_tables(pair[1], depth - 1, seen, tables, version)
+    if space is not None and id(space) not in seen:
+        seen.add(id(space))
+        for pair in _c_list_iter(was):
+            _p_held_tables(pair[1], depth - 1, seen, tables, version)
+
+
+def _p_object_entry(value: Any, kind: Any, version: Callable[[Any], int]) -> tuple[Any, Any, int]:
+    """An object's table (`_p_object_tables`): the object, with its `__dict__`, a copy of it and each slot's value, and
+    its `__dict__`'s version: a registry's dict swapped whole, or a slot rebound, is seen as a dict written is."""
+    slots = []
+    for klass in _c_tuple_iter(_c_mro(kind)):
+        if _c_type_flags(klass) & _c_HEAPTYPE:
+            for pair in _c_list_iter(list(_c_proxy_items(_c_type_dict(klass)))):
+                if type(pair[1]) is _c_MemberDescriptorType:
+                    try:
+                        slots.append((pair[1], _c_member_get(pair[1], value, kind)))
+                    except AttributeError:  # an empty slot
+                        slots.append((pair[1], _c_MISSING))
+    space = _p_object_dict(value, kind)
+    stamp = version(space) if space is not None else 0
+    copy = list(_c_dict_items(space)) if space is not None else None
+    return value, (_c_OBJECT_ENTRY, space, copy, tuple(slots)), stamp
+
+
+def _p_object_dict(value: Any, kind: Any) -> dict[str, Any] | None:
+    """An object's own `__dict__` for its table (`_p_object_entry`): through its class's C getter (`_p_own_dict`), or
+    the C member a C class keeps it in (`types.SimpleNamespace`, a registry object of Python's own)."""
+    own = _p_own_dict(value, kind)
+    if own is not None:
+        return own
+    member = _p_class_attr(kind, "__dict__")
+    if type(member) is not _c_MemberDescriptorType:
+        return None
+    try:
+        held = _c_member_get(member, value, kind)
+    except BaseException:
+        return None
+    return held if type(held) is dict else None
+
+
+def _p_cached_items(held: list[Any]) -> list[Any]:
+    """What a cache holds (its C traversal, `held`), with the keys and values of the dicts among it: a bounded cache
+    lists its keys and results itself, an unbounded one keeps them in its cache dict alone."""
+    items = list(held)
+    for each in _c_list_iter(held):
+        if type(each) is dict:
+            for pair in _c_list_iter(list(_c_dict_items(each))):
+                items.extend(pair)
+    return items
+
+
+def _p_table(value: Any, kind: Any, version: Callable[[Any], int]) -> tuple[Any, Any, int]:
+    """A container with a copy of what it holds (a dict's pairs, in order; a set's as id -> item; a cache's, what its
+    C traversal lists, as a set's) and, for a dict (or a subclass), its version, read first."""
+    mro = _c_mro(kind)
+    if _p_in(dict, mro):
+        stamp = version(value)
+        return value, list(_c_dict_items(value)), stamp
+    if kind is _c_LRU_CACHE:
+        return value, {id(item): item for item in _c_list_iter(_p_cached_items(_c_get_referents(value)))}, 0
+    if _p_in(_c_deque, mro):
+        return value, {id(item): item for item in _c_deque_iter(value)}, 0
+    if kind is list:
+        return value, list(_c_list_iter(value)), 0
+    if kind is set:
+        return value, {id(item): item for item in _c_set_iter(value)}, 0
+    return _p_object_entry(value, kind, version)
+
+
+def _p_dict_version(space: Any) -> int:
+    """A dict's version as `_version` reads it, through the private view of memory (`_p_version`): 0 where versions
+    cannot be read."""
+    return _p_version(id(space) + _c_VERSION_OFFSET) if _c_VERSIONED else 0
 
 
 def snapshot_kernel_tables(held: Any) -> None:
@@ -2672,6 +2826,9 @@ def _p_trace(ident: int, args: Any) -> None:
             _p_follow_rebinder(frame, code)
         elif _p_held_module_body(frame, code):
             _p_follow_import(frame)
+        elif code.co_name == "<module>" and _p_in_roots(code.co_filename, _S["target_roots"]) \
+                and type(frame.f_globals) is dict:
+            _p_follow_body(frame)
         elif _p_class_maker(code):
             _p_follow_maker(ident, frame, code)
         elif _S["probe"] is not None and _p_in_roots(code.co_filename, _S["target_roots"]) and code.co_argcount:
@@ -2694,9 +2851,10 @@ def _p_trace(ident: int, args: Any) -> None:
     rebinding = _c_dict_get(_S["rebinding"], id(frame))
     importing = _c_dict_get(_S["importing"], id(frame))
     making = _c_dict_get(_S["making"], id(frame))
+    body = _c_dict_get(_S["bodies_running"], id(frame))
     if (record is None or record[0] is not frame) and reader is not frame \
             and (rebinding is None or rebinding[0] is not frame) and (importing is None or importing[0] is not frame) \
-            and (making is None or making[0] is not frame):
+            and (making is None or making[0] is not frame) and (body is None or body[0] is not frame):
         return
     if _c_getframe(2) is not frame:  # the interpreter calls the trace function from the traced frame itself
         _p_tamper("observer", "called the verifier's trace function itself")
@@ -2712,6 +2870,8 @@ def _p_trace(ident: int, args: Any) -> None:
             _p_import_line(importing)
         elif what == "return":
             _p_import_return(importing)
+    if body is not None and body[0] is frame and what == "return":
+        _p_body_return(frame, body)
     if record is None or record[0] is not frame:
         return
     if what == "exception":
@@ -3112,8 +3272,13 @@ def _p_table_entries() -> list[Any]:
     for name, value in _c_list_iter(list(_c_dict_items(_S["sys_modules"]))):
         if type(name) is not str or _c_dict_get(was, name) is not value:
             found.append(value)
-            if _p_is_module(value) and _p_tables_module(_c_dict_get(_c_module_dict(value), "__file__")):
-                _p_new_tables(_c_module_dict(value), found)  # Python's own or the target's, loaded since: all new
+            path = _c_dict_get(_c_module_dict(value), "__file__") if _p_is_module(value) else None
+            copied = _c_dict_get(_S["as_was"], id(value))
+            new = copied is None or copied[0] is not value  # not a module whose names were copied before (`_p_rebound`)
+            if _p_tables_module(path):  # Python's own or the target's, loaded since: all new
+                _p_new_tables(_c_module_dict(value), found, new and _p_in_roots(path, _S["target_roots"]))
+            elif new and _p_is_module(value) and _p_target_named(name):  # a stand-in under a name of the target's
+                _p_new_tables(_c_module_dict(value), found, True)
     for table in _c_tuple_iter(_c_PYTHON_TABLES):
         found.extend([pair[1] for pair in _c_list_iter(list(_c_dict_items(table)))])
     for pair in _c_list_iter(list(_c_context_items(_c_copy_context()))):
@@ -3123,40 +3288,132 @@ def _p_table_entries() -> list[Any]:
     return found
 
 
-def _p_new_tables(space: Any, found: list[Any]) -> None:
+def _p_target_named(name: str) -> bool:
+    """A module name that names a file of the target's (`pkg.sub` as `<root's parent>/pkg/sub.py`, or its package's
+    `__init__.py`; a root that is a folder on the import path, `<root>/sub.py`): the import statement, and the
+    library's lazy import, take whatever the module table holds under it. Told by the files alone, once per name
+    (`target_named`), never by what the module object says of itself."""
+    known = _c_dict_get(_S["target_named"], name)
+    if known is not None:
+        return known is True
+    found = False
+    if name and "/" not in name and "\\" not in name and not _c_str_startswith(name, ".") and ".." not in name:
+        tail = _c_str_replace(name, ".", "/")
+        for root in _c_tuple_iter(tuple(_S["target_roots"])):
+            if type(root) is not str or not _c_str_endswith(root, "/"):
+                continue
+            for base in (root, _c_str_rsplit(root[:-1], "/", 1)[0] + "/"):
+                for candidate in (base + tail + ".py", base + tail + "/__init__.py"):
+                    if _p_in_roots(candidate, _S["target_roots"]) and _p_is_file(candidate):
+                        found = True
+    _S["target_named"][name] = found
+    return found
+
+
+def _p_is_file(path: str) -> bool:
+    try:
+        return _c_stat_isreg(_c_stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _p_new_tables(space: Any, found: list[Any], target: bool) -> None:
     """The containers a module of Python's own library or the target's loaded while the snippet ran holds by name, into
-    `found`."""
-    for _, value in _c_list_iter(list(_c_dict_items(space))):
+    `found`. A module of the target's (`target`) has no copy from before the snippet ran (round thirty-three: the
+    snippet imports it, or the library's lazy import does, and the snippet sets what it holds). Where its body was
+    followed to its end (`_p_body_return`), what that body bound is its own, and what those values keep is compared
+    with the tables taken there (`_p_tables_written`); a value set since is searched whole, with the registries it
+    keeps (`_p_body_registries`). Where no body was seen, every value it holds but a module is (failing closed)."""
+    body = _c_dict_get(_S["bodies"], id(space)) if target else None
+    own = body[1] if body is not None and body[0] is space else None
+    for key, value in _c_list_iter(list(_c_dict_items(space))):
+        if own is not None and _c_dict_get(own, key, _c_MISSING) is value:
+            continue  # its body's own: its tables were taken at the body's end
         kind = type(value)
         if kind is dict or kind is list or kind is set:
             found.append(value)
+        elif target and not _p_is_module(value):
+            found.append(value)
+            _p_body_registries(value, kind, found)
+
+
+def _p_body_registries(value: Any, kind: Any, found: list[Any]) -> None:
+    """What a value of a target module's that no body's end took (`_p_new_tables`) keeps that the snippet may fill,
+    into `found`, besides the value itself (whose search reaches an object's attributes): a class's containers (the
+    walk reads no trusted class's namespace)."""
+    if _p_in(type, _c_mro(kind)) and _c_type_flags(value) & _c_HEAPTYPE:
+        for pair in _c_list_iter(list(_c_proxy_items(_c_type_dict(value)))):
+            held = type(pair[1])
+            if held is dict or held is list or held is set:
+                found.append(pair[1])
 
 
 def _p_tables_written(found: list[Any]) -> None:
-    """What the containers of Python's own modules and the target's (`_python_tables`) hold now that they did not hold
-    before the snippet ran, into `found`: a key and its value where either is not the one at that place (a dict's
-    order is its insertion's), a list's item likewise, a set's item that was not in it. A dict whose version is
-    unchanged was not written (`_version_offset`); honest writes (`re._cache` filled by the library's patterns, a
-    library's registry filled by its own code) are searched too."""
-    for entry in _c_list_iter(_S["tables"]):
-        table, copy, version = entry
-        kind = type(table)
-        if kind is dict:
-            if _c_VERSIONED and _p_version(id(table) + _c_VERSION_OFFSET) == version:
-                continue
-            now, was = list(_c_dict_items(table)), list(_c_dict_items(copy))
-            for index in range(len(now)):
-                pair = now[index]
-                if index >= len(was) or was[index][0] is not pair[0] or was[index][1] is not pair[1]:
-                    found.append(pair[0])
-                    found.append(pair[1])
-        elif kind is list:
-            now = list(_c_list_iter(table))
-            for index in range(len(now)):
-                if index >= len(copy) or copy[index] is not now[index]:
-                    found.append(now[index])
-        else:
-            found.extend([item for item in _c_set_iter(table) if _c_dict_get(copy, id(item)) is not item])
+    """What the containers of Python's own modules and the target's (`_python_tables`), and those taken where a target
+    module's body ended while the snippet ran (`body_tables`), hold now that they did not hold when taken, into
+    `found`: a key and its value where either is not the one at that place (a dict's order is its insertion's), a
+    list's item likewise, a set's item that was not in it. A dict whose version is unchanged was not written
+    (`_version_offset`); honest writes (`re._cache` filled by the library's patterns, a library's registry filled by
+    its own code) are searched too."""
+    for taken in (_S["tables"], _S["body_tables"]):
+        for entry in _c_list_iter(taken):
+            _p_table_written(entry, found)
+
+
+def _p_table_written(entry: tuple[Any, Any, int], found: list[Any]) -> None:
+    """`_p_tables_written` of one table (`_p_table`)."""
+    table, copy, version = entry
+    kind = type(table)
+    if type(copy) is tuple:  # an object's registries (`_p_object_entry`)
+        _p_object_written(table, kind, copy, version, found)
+    elif kind is dict or (kind is not list and kind is not set and kind is not _c_LRU_CACHE
+                          and _p_in(dict, _c_mro(kind))):
+        _p_dict_written(table, copy, version, found)
+    elif kind is list:
+        now = list(_c_list_iter(table))
+        for index in range(len(now)):
+            if index >= len(copy) or copy[index] is not now[index]:
+                found.append(now[index])
+    elif kind is not set and _p_in(_c_deque, _c_mro(kind)):
+        found.extend([item for item in _c_deque_iter(table) if _c_dict_get(copy, id(item)) is not item])
+    elif kind is _c_LRU_CACHE:  # what it cached since: a key, a result (its C traversal lists both)
+        held = _p_cached_items(list(_c_get_referents(table)))
+        found.extend([item for item in _c_list_iter(held) if _c_dict_get(copy, id(item)) is not item])
+    else:
+        found.extend([item for item in _c_set_iter(table) if _c_dict_get(copy, id(item)) is not item])
+
+
+def _p_dict_written(table: Any, was: list[tuple[Any, Any]], version: int, found: list[Any]) -> None:
+    """`_p_tables_written` of one dict, whose copy `was` is its pairs in order: a key and its value where either is
+    not the one at that place."""
+    if _c_VERSIONED and _p_version(id(table) + _c_VERSION_OFFSET) == version:
+        return
+    now = list(_c_dict_items(table))
+    for index in range(len(now)):
+        pair = now[index]
+        if index >= len(was) or was[index][0] is not pair[0] or was[index][1] is not pair[1]:
+            found.append(pair[0])
+            found.append(pair[1])
+
+
+def _p_object_written(owner: Any, kind: Any, copy: tuple[Any, ...], version: int, found: list[Any]) -> None:
+    """`_p_tables_written` of an object a target module holds (`_p_object_entry`): what its `__dict__` holds anew, all
+    of a `__dict__` put in place of its own (`registry.__dict__ = {...}`), and what a slot holds instead of what it
+    did."""
+    _, space, was, slots = copy
+    if space is not None:
+        now = _p_object_dict(owner, kind)
+        if now is space:
+            _p_dict_written(space, was, version, found)
+        elif now is not None:
+            found.extend([item for pair in _c_list_iter(list(_c_dict_items(now))) for item in pair])
+    for slot, held in _c_tuple_iter(slots):
+        try:
+            current = _c_member_get(slot, owner, kind)
+        except AttributeError:
+            current = _c_MISSING
+        if current is not held and current is not _c_MISSING:
+            found.append(current)
 
 
 def _p_runtime_held() -> list[Any]:
@@ -3601,6 +3858,8 @@ def _p_rebound(changed: list[Any]) -> str | None:
                 name = _c_dict_get(was, "__name__")
                 return (name if type(name) is str else "?") + "." + key + " (rebound)"
             changed.append(now)
+        if _p_in_roots(_c_dict_get(was, "__file__"), _S["target_roots"]):
+            _p_added(current, was, changed)
     for _, entry, version in _c_list_iter(classes):
         cls, was = entry
         for key, now in _c_list_iter(_p_differing(cls, was, version, True)):
@@ -3610,6 +3869,16 @@ def _p_rebound(changed: list[Any]) -> str | None:
                 return _p_qualname(cls) + "." + key + " (rebound)"
             changed.append(now)
     return None
+
+
+def _p_added(current: dict[str, Any], was: dict[str, Any], changed: list[Any]) -> None:
+    """What a target module now holds under a name its copy `was` has not, into `changed` (round thirty-three): the
+    library's code may read a name its own code never binds (`globals().get("OVERRIDE")`, `getattr(module, name,
+    None)`), which the snippet added. Searched for planted code, not read as rebound: a module's names grow as it runs
+    (a submodule imported, a lazy attribute), by trusted code."""
+    for pair in _c_list_iter(list(_c_dict_items(current))):
+        if _c_dict_get(was, pair[0], _c_MISSING) is _c_MISSING:
+            changed.append(pair[1])
 
 
 def _p_written(versioned: bool = False) -> tuple[list[Any], list[Any]]:
@@ -4259,6 +4528,42 @@ def _p_held_module_body(frame: Any, code: Any) -> bool:
         if held == name:
             return True
     return False
+
+
+def _p_follow_body(frame: Any) -> None:
+    """The body of a module of the target's files starting while the snippet runs (round thirty-three): no copy says
+    what its names were before the snippet ran, as none existed. Followed to its end (`_p_body_return`), whose
+    namespace then is what its own body bound."""
+    space = frame.f_globals
+    _S["bodies_running"][id(frame)] = [frame, _S["snippet_calls"], dict(_c_dict_items(space))]
+    frame.f_trace_lines = False
+    frame.f_trace = _S["trace"]
+
+
+def _p_body_return(frame: Any, body: Any) -> None:
+    """A followed module body ends: what its body bound (its namespace, but the names holding what they held as it
+    started) is copied as the module's own, and the registries those values keep are taken as tables, by the rule a
+    module loaded before the snippet has them taken (`_p_held_tables`, into `body_tables`): `_p_new_tables` searches
+    only what differs from them, never what the library's own body made (`transformers.activations`' `GELUTanh()`
+    holds `partial(gelu, approximate='tanh')`, made while the snippet ran where the library first loads then: a
+    subprocess check). Where a frame of the snippet's started meanwhile, or its thread was not alone, no copy:
+    everything the module holds is searched, failing closed."""
+    _S["graves"].append(_S["bodies_running"].pop(id(frame), None))
+    space = frame.f_globals
+    alone = len(_S["threads"]) == 1 and _c_get_ident() in _S["threads"] and _S["expected"] == 0
+    if _S["snippet_calls"] == body[1] and alone and type(space) is dict:
+        started = body[2]  # what it held as its body started (seeded by the snippet, say): not the body's
+        own = {pair[0]: pair[1] for pair in _c_list_iter(list(_c_dict_items(space)))
+               if _c_dict_get(started, pair[0], _c_MISSING) is not pair[1]}
+        tabled, tables = _S["body_tabled"], _S["body_tables"]
+        seen: set[int] = set()
+        for pair in _c_list_iter(list(_c_dict_items(own))):
+            value = pair[1]
+            if _c_dict_get(tabled, id(value)) is value or _p_is_module(value):
+                continue  # taken at another body's end (a name it imported), or a module: its own names are its own
+            tabled[id(value)] = value
+            _p_held_tables(value, _c_OBJECT_DEPTH, seen, tables, _p_dict_version)
+        _S["bodies"][id(space)] = (space, own)
 
 
 def _p_follow_import(frame: Any) -> None:
