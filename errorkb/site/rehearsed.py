@@ -47,9 +47,9 @@ _PATH_ENVIRONMENT = ("PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONNOUSER
 def settings_digest(config_file: Path | None) -> str | None:
     """What renders a page but its code, as a digest: the resolved Markdown settings of `config_file`, the
     interpreter, the budget's limits, the folders packages are installed in as they stand (installing one
-    adds a plugin a lookup by name may find) and what makes the children's import path (`_PATH_ENVIRONMENT`, this
-    folder: a relative entry of it). None where the settings cannot be read or hold something without a stable
-    name (nothing is then skipped: the rehearsal says why)."""
+    adds a plugin a lookup by name may find) and what makes the children's import path (`_PATH_ENVIRONMENT`, and
+    this folder where PYTHONPATH names one relative to it). None where the settings cannot be read or hold something
+    without a stable name (nothing is then skipped: the rehearsal says why)."""
     from errorkb.site.settings import markdown_settings
 
     try:
@@ -65,10 +65,14 @@ def settings_digest(config_file: Path | None) -> str | None:
 
 
 def _here() -> str | None:
+    """This folder, where a relative entry of PYTHONPATH makes the children's path of it (else nothing: checking
+    from another folder renders nothing again)."""
+    if all(os.path.isabs(entry) for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry):
+        return None
     try:
         return os.getcwd()
     except OSError:
-        return None
+        return "unknown"
 
 
 Seen = dict[budget.Module, tuple[str | None, str]]  # module → (the file its name resolves to now, its digest)
