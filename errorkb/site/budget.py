@@ -166,18 +166,18 @@ def _name(loc: tuple[str | int, ...]) -> str:
 
 
 def rehearse(rehearsals: list[Rehearsal], config_file: Path | None, cpu_seconds: float | None = None,
-             jobs: int | None = None, code: set[str] | None = None) -> list[Verdict]:
+             jobs: int | None = None, code: RenderingCode | None = None) -> list[Verdict]:
     """A verdict for every page, in order, rendered in `jobs` child processes (default: up to two,
     one per CPU) with the Markdown settings of `config_file` (an mkdocs.yml; None: MkDocs'
     defaults). A child the kernel stops, or that crashes, costs its page a verdict and nothing else;
-    settings that cannot be loaded raise SettingsUnreadable. `code`, if given, gets the files of the
-    code the children rendered with (`rendering_code`)."""
+    settings that cannot be loaded raise SettingsUnreadable. `code`, if given, gets the modules of the
+    code the children rendered with and their import paths (`rendering_code`)."""
     budget = CPU_SECONDS if cpu_seconds is None else cpu_seconds
     pending = deque(enumerate(rehearsals))
     verdicts: dict[int, Verdict] = {}
     lock = threading.Lock()
 
-    failures: list[SettingsUnreadable] = []
+    failures: list[BaseException] = []  # raised in a worker: raised here, never lost with its thread
 
     def work() -> None:
         child: _Child | None = None
@@ -194,7 +194,7 @@ def rehearse(rehearsals: list[Rehearsal], config_file: Path | None, cpu_seconds:
                     child.close()
                     child = None
                 verdicts[index] = answer
-        except SettingsUnreadable as error:
+        except BaseException as error:  # SettingsUnreadable, or a failure of errorkb's own
             failures.append(error)
             with lock:
                 pending.clear()
@@ -216,8 +216,9 @@ def rehearse(rehearsals: list[Rehearsal], config_file: Path | None, cpu_seconds:
 class _Child:
     """`python -m errorkb.site.budget`: one JSON request per line in, one verdict per line out."""
 
-    def __init__(self, config_file: Path | None, budget: float, code: set[str] | None = None):
+    def __init__(self, config_file: Path | None, budget: float, code: RenderingCode | None = None):
         self.budget, self.code = budget, code
+        self.garbled = False  # it answered what is no answer to the page asked
         command = python_command(sys.executable, "-m", "errorkb.site.budget", str(config_file or ""), str(budget))
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
@@ -249,15 +250,24 @@ class _Child:
         line = self.process.stdout.readline()
         if not line:
             return None
-        answer = json.loads(line)
-        if "settings" in answer:
-            raise SettingsUnreadable(answer["settings"])
+        try:
+            answer = json.loads(line)
+            if isinstance(answer, dict) and "settings" in answer:
+                raise SettingsUnreadable(str(answer["settings"]))
+            verdict, modules, path = _answer(answer, rehearsal.key)
+        except (ValueError, TypeError, KeyError):  # no answer to this page: the child is not trusted again
+            self.garbled = True
+            self.process.kill()
+            return None
         if self.code is not None:
-            self.code.update(answer.get("code", ()))
-        part = Part(**answer["part"]) if answer.get("part") else None
-        return Verdict(answer["key"], answer["ok"], answer["what"], part)
+            self.code.modules.update(modules)
+            self.code.paths.add(path)
+        return verdict
 
     def death(self, rehearsal: Rehearsal) -> str:
+        if self.garbled:
+            return ("made the renderer answer what is no verdict on it (a child of another errorkb? reinstall "
+                    "errorkb); it is rendered again next time")
         code = self.process.wait()
         if code in (-signal.SIGXCPU, -signal.SIGKILL):
             return (f"took more than {allowance(rehearsal.markdown, self.budget):g} s of CPU time to render, in code "
@@ -265,8 +275,34 @@ class _Child:
         return f"crashed the renderer (exit status {code})"
 
 
+def _answer(answer: object, key: str) -> tuple[Verdict, list[tuple[str | None, str, str]], tuple[str, ...]]:
+    """The child's answer on the page `key` read: its verdict, the modules it rendered with and its import path
+    (ValueError, TypeError, KeyError: it is none)."""
+    if not isinstance(answer, dict) or answer.get("key") != key or not isinstance(answer.get("ok"), bool) or \
+            not isinstance(answer.get("what"), str):
+        raise ValueError("no verdict on the page asked")
+    code, path = answer.get("code"), answer.get("path")
+    if not isinstance(code, list) or not isinstance(path, list) or not all(isinstance(one, str) for one in path):
+        raise ValueError("no code, or no import path")
+    modules = []
+    for one in code:
+        if not (isinstance(one, list) and len(one) == 3 and isinstance(one[0], str | None)
+                and isinstance(one[1], str) and isinstance(one[2], str)):
+            raise ValueError("a module that is none")
+        modules.append((one[0], one[1], one[2]))
+    part = Part(**answer["part"]) if answer.get("part") else None
+    return Verdict(key, answer["ok"], answer["what"], part), modules, tuple(path)
+
+
 def _serve(config_file: str, budget: float) -> None:
-    """The child's loop: render each page asked for, under the budget, and say how it went."""
+    """The child's loop: render each page asked for, under the budget, and say how it went. The answers go out on
+    a stream of their own: what the rendering code writes to standard output (a `print` in an extension, a write
+    to its descriptor) goes where its standard error goes, never among the answers (where a line it wrote could
+    pass as a page's verdict)."""
+    sys.stdout.flush()
+    answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -278,8 +314,8 @@ def _serve(config_file: str, budget: float) -> None:
         from errorkb.site.settings import SettingsError
 
         said = str(error) if isinstance(error, SettingsError) else f"{type(error).__name__}: {error}"
-        sys.stdout.write(json.dumps({"settings": said}) + "\n")
-        sys.stdout.flush()
+        answers.write(json.dumps({"settings": said}) + "\n")
+        answers.flush()
         return
     seen: set[str] = set()  # the modules whose files were said
     for line in sys.stdin:
@@ -289,32 +325,54 @@ def _serve(config_file: str, budget: float) -> None:
         verdict = Verdict(rehearsal.key, True) if what is None else \
             locate(rehearsal, what, lambda markdown: _attempt(convert, markdown, budget))
         code = rendering_code(seen)
-        sys.stdout.write(json.dumps({**asdict(verdict), "code": code}) + "\n")
-        sys.stdout.flush()
+        answers.write(json.dumps({**asdict(verdict), "code": code, "path": sys.path}) + "\n")
+        answers.flush()
 
 
-def rendering_code(seen: set[str]) -> list[str]:
-    """The files of the modules this process imported since `seen` (their names, updated) but the interpreter's
-    standard library, which `sys.version` names: the code that renders a page, for the record of pages that
-    rendered within budget to be keyed by (errorkb.site.rehearsed). Every module counts: a Markdown extension,
-    and anything it imports, may be a project's module or an editable install, whose release (if it has one)
-    does not change with its code."""
+Module = tuple[str | None, str]  # (the name the import system finds it by, else None; its file)
+
+
+@dataclass
+class RenderingCode:
+    """What the children rendered with (`rendering_code`): each module's file with the digest of its bytes as the
+    child first saw them, and each child's import path."""
+
+    modules: set[tuple[str | None, str, str]] = field(default_factory=set)  # (name or None, file, digest)
+    paths: set[tuple[str, ...]] = field(default_factory=set)
+
+
+def rendering_code(seen: set[str]) -> list[tuple[str | None, str, str]]:
+    """The modules this process imported since `seen` (their names, updated) but the interpreter's standard
+    library, which `sys.version` names: the code that renders a page, for the record of pages that rendered within
+    budget to be keyed by (errorkb.site.rehearsed). Each as (its name where the import system finds it by that
+    name, else None; its file; the digest of the file's bytes now, `filebytes.file_digest`): the parent compares
+    that digest with its own read, so code saved while the pages rendered is never recorded as what rendered
+    them. Every module counts: a Markdown extension, and anything it imports, may be a project's module or an
+    editable install, whose release (if it has one) does not change with its code."""
     import sysconfig
+
+    from errorkb.core.filebytes import file_digest
 
     fresh = sys.modules.keys() - seen
     seen |= fresh
     paths = sysconfig.get_paths()
     standard = os.path.realpath(paths["stdlib"])
     installed = [os.path.realpath(paths[name]) for name in ("purelib", "platlib")]
-    files = set()
+    found: dict[tuple[str | None, str], str] = {}
     for name in fresh:
-        file = getattr(sys.modules.get(name), "__file__", None)
+        module = sys.modules.get(name)
+        file = getattr(module, "__file__", None)
         if not isinstance(file, str):
             continue
         real = os.path.realpath(file)
-        if not _inside(real, standard) or any(_inside(real, folder) for folder in installed):
-            files.add(real)
-    return sorted(files)
+        if _inside(real, standard) and not any(_inside(real, folder) for folder in installed):
+            continue
+        spec = getattr(module, "__spec__", None)
+        # found by its own name (not an alias another module set in `sys.modules`, not `__main__`)
+        named = name if getattr(spec, "name", None) == name and getattr(spec, "origin", None) == file else None
+        found[(named, real)] = file_digest(real)
+    return sorted(((name, file, digest) for (name, file), digest in found.items()),
+                  key=lambda one: (one[1], one[0] or ""))
 
 
 def _inside(path: str, folder: str) -> bool:

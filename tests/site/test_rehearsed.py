@@ -208,12 +208,77 @@ def test_a_record_naming_code_that_is_no_regular_file_is_never_read_from_it(tmp_
         os.mkfifo(odd)
     elif named == "folder":
         odd.mkdir()
-    document["code"] = [*document["code"], {"fifo": str(odd), "device": "/dev/zero", "folder": str(odd),
-                                            "missing": str(odd), "too-many": str(odd)}[named]]
+    document["code"] = [*document["code"], [None, {"fifo": str(odd), "device": "/dev/zero", "folder": str(odd),
+                                                   "missing": str(odd), "too-many": str(odd)}[named]]]
     if named == "too-many":
-        document["code"] += [f"/nowhere/{index}.py" for index in range(20_001)]
+        document["code"] += [[None, f"/nowhere/{index}.py"] for index in range(20_001)]
     record.write_text(json.dumps(document))
     os.chmod(record, 0o644)
     rendered.clear()
     assert check(root) == 0
     assert len(rendered) > 5, "pages passed from a record whose renderer's code was never read"
+
+
+REFUSING_HELPER = "def verdict(text):\n    if 'demo-error' in text:\n        raise ValueError('the new code refuses it')\n"
+
+
+def local_code(tmp_path: Path, monkeypatch, *folders: str) -> Path:
+    """A project rendered with `localext` (which calls `localhelper.verdict`), both in `code/`, behind the empty
+    folders `folders` on the child's PYTHONPATH (and this process's path)."""
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "localext.py").write_text(LOCAL_EXTENSION.format(helper="localhelper"))
+    (code / "localhelper.py").write_text("def verdict(text):\n    return None\n")
+    before = [tmp_path / folder for folder in folders]
+    for folder in before:
+        folder.mkdir()
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([*map(str, before), str(code), os.environ["PYTHONPATH"]]))
+    for folder in [code, *before][::-1]:
+        monkeypatch.syspath_prepend(str(folder))
+    (tmp_path / "project").mkdir()
+    root = project(tmp_path / "project")
+    (root / "mkdocs.yml").write_text("site_name: t\nmarkdown_extensions:\n  - toc\n  - localext\n")
+    return root
+
+
+def test_code_edited_while_the_pages_render_is_never_recorded_as_what_rendered_them(tmp_path, rendered, monkeypatch,
+                                                                                   capsys):
+    """Session 59's item: the record was keyed on the code's bytes read after the children rendered, so a helper
+    saved in between (the children ran the old code, the new one refuses a page) was recorded as the code the pages
+    passed with: the next run skipped them, and the new code never rendered them."""
+    root = local_code(tmp_path, monkeypatch)
+    helper = tmp_path / "code" / "localhelper.py"
+    real = budget.rehearse
+
+    def saved_meanwhile(rehearsals, *args, **kwargs):
+        verdicts = real(rehearsals, *args, **kwargs)
+        helper.write_text(REFUSING_HELPER)  # the author saves once the children have imported the old code
+        return verdicts
+
+    monkeypatch.setattr(budget, "rehearse", saved_meanwhile)
+    assert check(root) == 0  # rendered by the old code: right
+    monkeypatch.setattr(budget, "rehearse", real)
+    capsys.readouterr()
+    assert check(root) == 1, "pages were taken from a record keyed on code that never rendered them"
+    assert "the new code refuses it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["earlier-folder", "package-beside"])
+def test_a_module_newly_shadowing_the_code_that_rendered_is_a_change_of_the_renderer(tmp_path, rendered, monkeypatch,
+                                                                                    capsys, where):
+    """Session 59's item: the record names the files the renderer ran, and digests them; a module of the same name
+    found first now (in a folder earlier on the path, or a package beside the module) is what a render imports,
+    but the recorded files are unchanged: the pages were skipped, the shadowing code never rendered them."""
+    root = local_code(tmp_path, monkeypatch, "first")
+    assert check(root) == 0
+    rendered.clear()
+    assert check(root) == 0
+    assert rendered == [], "the control: an unchanged renderer renders nothing again"
+    if where == "earlier-folder":
+        (tmp_path / "first" / "localhelper.py").write_text(REFUSING_HELPER)
+    else:
+        (tmp_path / "code" / "localhelper").mkdir()
+        (tmp_path / "code" / "localhelper" / "__init__.py").write_text(REFUSING_HELPER)
+    capsys.readouterr()
+    assert check(root) == 1, "the pages were skipped though another module now renders them"
+    assert "the new code refuses it" in capsys.readouterr().err
