@@ -36,6 +36,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from errorkb.core.cachetrust import committed_link, tracked
+from errorkb.core.filebytes import digest
 from errorkb.core.project import LibraryProfile
 from errorkb.plugs import Runtime
 from errorkb.results import store
@@ -83,11 +84,9 @@ def resolve_trust(trust: str) -> Trust:
 
 
 def fingerprint_of(files: tuple[tuple[str, bytes], ...]) -> str:
-    digest = hashlib.sha256(VERIFIER_VERSION.encode())
-    for name, data in files:
-        digest.update(name.encode())
-        digest.update(data)
-    return f"{VERIFIER_VERSION}+{digest.hexdigest()[:12]}"
+    """The verifier's fingerprint of one read of its sources, by the one procedure every result keyed on code uses
+    (`filebytes.digest`: each file delimited, so two sets of files never digest alike)."""
+    return f"{VERIFIER_VERSION}+{digest(files, seed=VERIFIER_VERSION)[:12]}"
 
 
 def fingerprint_afresh() -> str:

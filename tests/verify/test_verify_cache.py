@@ -586,8 +586,6 @@ def test_the_digest_of_files_tells_apart_every_two_sets_of_files():
     assert sources.keyed_digest((("a.py", b"Xb.pyY"),)) != sources.keyed_digest((("a.py", b"X"), ("b.py", b"Y")))
 
 
-@pytest.mark.xfail(strict=True, reason="cache.fingerprint_of hashes names and bytes back to back; "
-                                       "/work/brief/redsite21-cache.py.patch makes it call filebytes.digest")
 def test_the_verifier_fingerprint_tells_apart_every_two_sets_of_files():
     """As `keyed_digest` (above): the verifier's fingerprint of its sources, by the same one procedure."""
     assert cache_module.fingerprint_of((("a.py", b"Xb.pyY"),)) != \
