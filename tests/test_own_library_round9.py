@@ -213,8 +213,6 @@ def test_checkout_that_is_no_folder_is_a_clear_error(tmp_path, capsys, monkeypat
 # -- 2. a runtime plug's tag --------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="core/load.py (redsite21's) does not check a runtime plug's tag: `errorkb check` "
-                   "dies of KeyError: 'version' in the link maker; /work/brief/newlib9-load.patch")
 def test_a_runtime_plugs_tag_is_checked_as_the_profiles_is(tmp_path, capsys, monkeypatch):
     from errorkb.plugs import torch as torch_plug
     from tests.kb import copy_kb

@@ -976,7 +976,19 @@ def _runtime_links(project: Project) -> tuple[str, str, str] | None:
     except ValueError:  # an unknown runtime: the project's own problem, reported there
         return None
     repository, tag = getattr(runtime, "repository", None), getattr(runtime, "tag", None)
-    return (runtime.name, repository, tag) if repository and tag else None
+    return (runtime.name, repository, tag) if repository and tag and _plug_tag_problem(tag) is None else None
+
+
+def _plug_tag_problem(tag: object) -> str | None:
+    """What is wrong with a runtime plug's `tag` (another package's text, under `errorkb.plugs`), by the rule the
+    profile's `tag` is held to (core.tags); None where it is a format errorkb can fill."""
+    from errorkb.core.tags import check_format
+
+    try:
+        check_format(tag) if isinstance(tag, str) else check_format("")
+    except ValueError as error:
+        return str(error)
+    return None
 
 
 def _check_without(one: LoadedEntry, project: Project) -> list[Problem]:
@@ -1033,6 +1045,12 @@ def _check_runtime_source(one: LoadedEntry, project: Project) -> list[Problem]:
         problems.append(Problem(where, *at, "source.runtime: true is verified upstream only: set `targets: "
                                             "[upstream]` (the bundled implementation has no code that hands "
                                             f"{runtime.name} the library's objects)"))
+    wrong = _plug_tag_problem(getattr(runtime, "tag", None)) if getattr(runtime, "repository", None) else None
+    if wrong is not None:
+        problems.append(Problem(where, *pos.of_value(("source", "runtime")),
+                                f"source.runtime: the {runtime.name} plug's {wrong}: no link to {runtime.name}'s "
+                                f"source can be made from it; the package that registers the plug "
+                                f"(entry point group errorkb.plugs) must correct its `tag`"))
     return problems
 
 
