@@ -4544,9 +4544,9 @@ def _p_body_return(frame: Any, body: Any) -> None:
     """A followed module body ends: what its body bound (its namespace, but the names holding what they held as it
     started) is copied as the module's own, and the registries those values keep are taken as tables, by the rule a
     module loaded before the snippet has them taken (`_p_held_tables`, into `body_tables`): `_p_new_tables` searches
-    only what differs from them, never what the library's own body made (`transformers.activations`' `GELUTanh()`
-    holds `partial(gelu, approximate='tanh')`, made while the snippet ran where the library first loads then: a
-    subprocess check). Where a frame of the snippet's started meanwhile, or its thread was not alone, no copy:
+    only what differs from them, never what the library's own body made (a module-level instance of the library's
+    holding a C partial it made itself, made while the snippet ran where the library first loads then: a subprocess
+    check; docs/threat-model.md names the real case). Where a frame of the snippet's started meanwhile, or its thread was not alone, no copy:
     everything the module holds is searched, failing closed."""
     _S["graves"].append(_S["bodies_running"].pop(id(frame), None))
     space = frame.f_globals
