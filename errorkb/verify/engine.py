@@ -832,7 +832,7 @@ def _each_text(value: Any, change: Callable[[str], str]) -> Any:
         return value.model_copy(update=update) if update else value
     if isinstance(value, list):
         items = [_each_text(item, change) for item in value]
-        return value if all(new is old for new, old in zip(items, value)) else items
+        return value if all(new is old for new, old in zip(items, value, strict=True)) else items
     if isinstance(value, dict):
         found = {key: _each_text(item, change) for key, item in value.items()}
         return value if all(found[key] is item for key, item in value.items()) else found
