@@ -12,6 +12,7 @@ recorded in between.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import stat
@@ -785,7 +786,7 @@ def _claim(check: Check, library: LibraryProfile) -> Claim:
 
 
 def _public_exception(error: ExceptionInfo | None, project: Project,
-                      installed: tuple[str, ...] = ()) -> ExceptionInfo | None:
+                      installed: tuple[str, ...]) -> ExceptionInfo | None:
     """The exception as a reader may see it: its frames' files as `_short_path` says them (the traceback's, where
     it was raised, where it started); its texts are unrooted with the rest of the record (`_unrooted_record`)."""
     if error is None:
@@ -803,43 +804,38 @@ def _public_exception(error: ExceptionInfo | None, project: Project,
     return error.model_copy(update=update)
 
 
-def _stored(project: Project, installed: tuple[str, ...]) -> Callable[[str], str]:
-    """How a text a record stores names a file: never by this machine's folders, so two machines verifying the same
-    code store the same words (merged shards, git diffs) and a reader of the JSON sees no one's folders: `unrooted`'s
-    rule, the one the views read older records by, given this project's bundled package, root and the folders the
-    library is installed in. Applied after judging: the judge compares what it observed."""
-    bundled, root = project.library.bundled, str(project.root)
-
-    def stored(text: str) -> str:
-        return unrooted(text, bundled, root, installed)
-
-    return stored
-
-
 def _unrooted_record(record: CheckRecord, project: Project) -> CheckRecord:
     """The record as reports store it: every text it holds, at any depth (a reason, what the snippet printed, an
-    exception's or a call's message, the evidence), without this machine's folders (`_stored`); its frames' files as
-    `_short_path` says them. The one place a record is made public, for a run's records and the cache's alike."""
+    exception's or a call's message, the evidence), without this machine's folders: `unrooted`'s rule, the one the
+    views read older records by, given this project's bundled package, root and the folders the library is installed
+    in, so two machines verifying the same code store the same words (merged shards, git diffs) and a reader of the
+    JSON sees no one's folders; its frames' files as `_short_path` says them. Applied after judging (the judge
+    compares what it observed); the one place a record is made public, for a run's records and the cache's alike."""
     installed = _installed_roots(project.library)
-    stored = _stored(project, installed)
-    record = record.model_copy(update={"exception": _public_exception(record.exception, project, installed)})
+    stored = functools.partial(unrooted, bundled=project.library.bundled, root=str(project.root), installed=installed)
+    if record.exception is not None:
+        record = record.model_copy(update={"exception": _public_exception(record.exception, project, installed)})
     changed: CheckRecord = _each_text(record, stored)
     return changed
 
 
 def _each_text(value: Any, change: Callable[[str], str]) -> Any:
-    """`value` with `change` applied to every string in it (a model's fields, lists, dicts' values), unchanged
-    objects kept as they were."""
+    """`value` with `change` applied to every string in it (a model's fields, lists, dicts' values): the very object
+    where nothing in it changed (most of a record: ids, codes, texts that name no folder), so that unchanged parts
+    are neither copied nor compared."""
     if isinstance(value, str):
-        return change(value)
-    if isinstance(value, list):
-        return [_each_text(item, change) for item in value]
-    if isinstance(value, dict):
-        return {key: _each_text(item, change) for key, item in value.items()}
+        changed = change(value)
+        return value if changed == value else changed
     if isinstance(value, BaseModel):
-        update = {name: changed for name in type(value).model_fields
-                  if (changed := _each_text(old := getattr(value, name), change)) is not old and changed != old}
+        update = {name: new for name in type(value).model_fields if (new := _each_text(old := getattr(value, name),
+                                                                                        change)) is not old}
         return value.model_copy(update=update) if update else value
+    if isinstance(value, list):
+        items = [_each_text(item, change) for item in value]
+        return value if all(new is old for new, old in zip(items, value, strict=True)) else items
+    if isinstance(value, dict):
+        found = {key: _each_text(item, change) for key, item in value.items()}
+        return value if all(found[key] is item for key, item in value.items()) else found
     return value
 
 
@@ -853,7 +849,7 @@ def _installed_roots(library: LibraryProfile) -> tuple[str, ...]:
     return tuple(str(folder.parent).rstrip("/") + "/" for folder in folders)
 
 
-def _short_path(path: str, project: Project, installed: tuple[str, ...] = ()) -> str:
+def _short_path(path: str, project: Project, installed: tuple[str, ...]) -> str:
     if "/site-packages/" in path:
         return path.split("/site-packages/", 1)[1]
     for root in installed:
@@ -866,7 +862,7 @@ def _short_path(path: str, project: Project, installed: tuple[str, ...] = ()) ->
     return project.rel(Path(path))
 
 
-def _strip_roots(text: str, project: Project, installed: tuple[str, ...] = ()) -> str:
+def _strip_roots(text: str, project: Project, installed: tuple[str, ...]) -> str:
     def short(found: re.Match[str]) -> str:
         return f'File "{_short_path(found.group(1), project, installed)}"'
 

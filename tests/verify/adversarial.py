@@ -37,9 +37,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.lean import UNUSED_BACKENDS as UNUSED_BACKENDS  # re-exported: test_adversarial reads it here
+from tests.lean import (
+    TOOLS as TOOLS,  # re-exported, as UNUSED_BACKENDS and without_tools: test_adversarial reads them here
+)
+from tests.lean import UNUSED_BACKENDS as UNUSED_BACKENDS
 from tests.lean import lean_environment
 from tests.lean import site_packages as _site_packages
+from tests.lean import without_tools as without_tools
 
 ADVERSARIAL = Path(__file__).resolve().parent.parent / "fixtures" / "adversarial_kb"
 BROKEN = Path(__file__).resolve().parent.parent / "fixtures" / "broken_kb"
@@ -209,59 +213,10 @@ class Workspace:
         remove_planted(self)
 
 
-# This project's own tools (the site's theme, the browser, the test runner, the linters), installed beside the
-# library: the CLI's `verify` and the fixture's checks import none of them (the run proves it), yet every fresh
-# interpreter of the subprocess run paid for their file lists, since the bundled cache's `_compat` reads
-# `packages_distributions()` when it is imported, as upstream does: a walk over every installed distribution's
-# RECORD, 0.22 s of CPU a check with them and 0.10 s without (mkdocs-material's 10,000 icons alone about 0.09 s;
-# benchmarks/check_start.py, line 4, with `--python` the run's).
-TOOLS = ("mkdocs-material", "mkdocs-material-extensions", "playwright", "pytest-playwright", "pytest-timeout",
-         "pytest-xdist", "hypothesis", "mypy", "ruff", "import-linter", "grimp", "babel", "onnx")
-
-
 def run_environment(folder: Path) -> Path:
-    """The adversarial run's environment at `folder` (`lean_environment` less `TOOLS`); its python."""
-    python = lean_environment(folder)
-    if python != Path(sys.executable):  # hard links refused: this environment's own, left whole
-        without_tools(_site_packages(python.parent.parent))
-    return python
-
-
-def without_tools(site_packages: Path, names: tuple[str, ...] = TOOLS) -> list[str]:
-    """Remove `names` (`TOOLS`) from a hard-linked copy's `site_packages` (the links only: the files stay where
-    they are linked from), each as the sandbox would hide it (`requirements.installed_files`) in the environment as
-    installed; the names removed.
-
-    Every name's files are found before the first is removed: a removal changes the folder, the key its file lists
-    are cached under, and found one by one each name read every installed distribution's RECORD again (6 s of CPU for
-    `TOOLS`, 3.4 s found first: benchmarks/without_tools.py). A folder the removals leave empty goes too (two tools
-    beside each other in one namespace folder: no empty package left behind to import).
-
-    Checks itself, as test_adversarial checks `UNUSED_BACKENDS`: a name it cannot remove (renamed, no longer
-    installed, sharing a file with another distribution) raises ValueError naming each, after the others are
-    removed, so that no tool stays in the run's environment without a word."""
-    from errorkb.verify.requirements import installed_files
-
-    found = {name: installed_files(name, site_packages) for name in names}
-    removed, kept, emptied = [], [], set()
-    for name, paths in found.items():
-        if isinstance(paths, str) or not paths:
-            kept.append(f"{name} ({paths or 'not installed'})")
-            continue
-        for path in map(Path, paths):
-            if path.is_symlink() or path.exists():  # (a folder of an earlier name's may have held it)
-                shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
-            emptied.add(path.parent)
-        removed.append(name)
-    base = site_packages.resolve()  # (the paths found are real ones)
-    for folder in sorted(emptied, key=lambda one: len(one.parts), reverse=True):  # innermost first
-        while folder != base and folder.is_relative_to(base) and folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()
-            folder = folder.parent
-    if kept:
-        raise ValueError(f"tests/verify/adversarial.py's TOOLS cannot leave out of {site_packages}: {'; '.join(kept)}; "
-                         "correct or drop the name (a distribution's name, as `pip show` gives it)")
-    return removed
+    """A run's environment at `folder`, its own (`lean_environment`: this one's packages, hard-linked, less
+    `UNUSED_BACKENDS` and `TOOLS`); its python."""
+    return lean_environment(folder)
 
 
 def _subreaper(on: bool) -> None:

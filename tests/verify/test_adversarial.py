@@ -256,6 +256,30 @@ def test_leaving_tools_out_reads_the_file_lists_once_and_hides_each_as_in_the_wh
     assert sorted(path.name for path in site.iterdir()) == ["kept", "kept-1.0.dist-info"]
 
 
+def test_tools_found_where_a_copy_was_linked_from_are_read_once_for_every_copy(tmp_path):
+    """`lean_environment` makes a copy per test process and per adversarial run: the tools' files are found in the
+    environment the copy was linked from (`installed`), whose file lists are read once per process, and removed from
+    each copy at the same places; the copy's own would be read anew for each (3.4 s of CPU apiece). A tool's file
+    that lies outside that environment is named, never removed from a place the copy does not mirror."""
+    import shutil as _shutil
+
+    from errorkb.verify import requirements
+
+    source = tmp_path / "source" / "site-packages"
+    _distribution(source, "tool-a", {"ns/a/__init__.py": "", "alone_a.py": ""})
+    _distribution(source, "kept", {"kept/__init__.py": "", "ns/kept.py": ""})
+    before = requirements._owners.cache_info().misses
+    for copy in ("one", "two"):
+        site = tmp_path / copy / "site-packages"
+        _shutil.copytree(source, site, copy_function=os.link)
+        assert without_tools(site, ("tool-a",), installed=source) == ["tool-a"]
+        assert sorted(path.relative_to(site).as_posix() for path in site.rglob("*")) == \
+            ["kept", "kept-1.0.dist-info", "kept-1.0.dist-info/METADATA", "kept-1.0.dist-info/RECORD",
+             "kept/__init__.py", "ns", "ns/kept.py"]
+    assert requirements._owners.cache_info().misses - before == 1, "the source's file lists were read for each copy"
+    assert (source / "alone_a.py").exists() and (source / "ns" / "a").is_dir()  # the source keeps its files
+
+
 def test_the_workspace_runs_a_copy_of_errorkb(workspace):
     imported = subprocess.run([sys.executable, "-c", "import errorkb; print(errorkb.__file__)"], env=workspace.env,
                               cwd=workspace.folder, capture_output=True, text=True, check=True).stdout
