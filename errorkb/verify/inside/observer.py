@@ -4546,8 +4546,8 @@ def _p_body_return(frame: Any, body: Any) -> None:
     module loaded before the snippet has them taken (`_p_held_tables`, into `body_tables`): `_p_new_tables` searches
     only what differs from them, never what the library's own body made (a module-level instance of the library's
     holding a C partial it made itself, made while the snippet ran where the library first loads then: a subprocess
-    check; docs/threat-model.md names the real case). Where a frame of the snippet's started meanwhile, or its thread was not alone, no copy:
-    everything the module holds is searched, failing closed."""
+    check; docs/threat-model.md names the real case). Where a frame of the snippet's started meanwhile, or its
+    thread was not alone, no copy: everything the module holds is searched, failing closed."""
     _S["graves"].append(_S["bodies_running"].pop(id(frame), None))
     space = frame.f_globals
     alone = len(_S["threads"]) == 1 and _c_get_ident() in _S["threads"] and _S["expected"] == 0
