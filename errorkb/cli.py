@@ -1401,8 +1401,7 @@ def _diagnosis_source(args: argparse.Namespace) -> _Source:
     """`--index`, else the checkout's own index when it holds the checkout's entries, else an index of
     the checkout's entries made now, else (outside a checkout) every installed knowledge base's
     index. Raises IndexUnavailable (one line) when no index can be read."""
-    from errorkb.lookup import IndexUnavailable, load_index, load_indexes
-    from errorkb.lookup._index import NO_INDEX
+    from errorkb.lookup import NO_INDEX, IndexUnavailable, load_index, load_indexes
 
     if args.index is not None:
         return _Source([load_index(args.index)])
@@ -1657,7 +1656,7 @@ def _print_match(match: Match, index: Index) -> None:
 def _show_text(index: Index, entry_id: str) -> str:
     """An entry as the index holds it: message, meaning, the fix, releases, its page."""
     from errorkb.core.words import release_words
-    from errorkb.lookup._known import mapping, since_words
+    from errorkb.lookup import mapping, since_words
 
     item = index.items[entry_id]
     show = mapping(item.get("show"))

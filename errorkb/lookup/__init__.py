@@ -15,6 +15,7 @@ the index it is shipped), `errorkb lookup` and `errorkb show`, the hook, the pyt
 from errorkb.lookup import _rules as rules
 from errorkb.lookup._index import (
     GROUP,
+    NO_INDEX,
     Index,
     IndexUnavailable,
     installed_indexes,
@@ -30,6 +31,7 @@ from errorkb.lookup._known import (
     Placeholder,
     Releases,
     Wording,
+    mapping,
     names_releases,
     since_words,
 )
@@ -69,13 +71,14 @@ from errorkb.lookup._release import INSTALLED, STATED, Verdict, advice, contains
 CAP = rules.CAP
 CHAIN = rules.CHAIN
 
-__all__ = ["CAP", "CHAIN", "GROUP", "INSTALLED", "STATED", "Answer", "Candidate", "Diagnosis", "Evidence", "Frame",
+__all__ = ["CAP", "CHAIN", "GROUP", "INSTALLED", "NO_INDEX", "STATED",
+           "Answer", "Candidate", "Diagnosis", "Evidence", "Frame",
            "FrameRule", "Grade", "Hint", "Index", "IndexUnavailable", "Known", "Lookup", "Match", "Placeholder",
            "Releases",
            "RuledOut", "Verdict", "Wording", "advice", "candidates", "contains", "fits", "fits_wording", "fnv1a",
            "frame_matches", "hint_json", "hint_words",
            "frames", "installed_indexes", "installed_path",
-           "keep_tail", "load_index", "load_indexes", "message_lines", "names_releases",
+           "keep_tail", "load_index", "load_indexes", "mapping", "message_lines", "names_releases",
            "normalize", "plain_quotes", "read_index", "read_wording", "releases_in_paste",
            "rules", "same_words", "shipped_index", "since_words", "stated_release", "stated_releases", "strip",
            "verdict"]
