@@ -506,11 +506,19 @@ def probe() -> str | None:
         if done.returncode == 0 and seen and json.loads(seen).get("network") == "unreachable":
             return None
         said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        return f"bwrap cannot create the sandbox here ({said}){_hint()}"
+        return f"bwrap cannot create the sandbox here ({said}){_hint(said)}"
 
 
-def _hint() -> str:
-    """What usually stands in the way, from what this machine says about itself."""
+# bwrap's words when a folder the check must read could not be made or bound inside the sandbox: a path problem, not
+# one of namespaces (a virtual environment reached through a link printed "Can't mkdir ...", and was blamed on seccomp)
+_PATH_TROUBLE = ("Can't mkdir", "Can't bind mount", "Can't create file", "Can't find source path", "No such file")
+
+
+def _hint(said: str = "") -> str:
+    """What usually stands in the way, from what bwrap `said` and what this machine says about itself."""
+    if any(words in said for words in _PATH_TROUBLE):
+        return ("; a folder the check reads could not be set up inside the sandbox: is the interpreter, its "
+                "environment or the project reached through a symbolic link? Run it by its real path")
     facts = {path: _read(path) for path in ("/proc/sys/kernel/unprivileged_userns_clone",
                                              "/proc/sys/user/max_user_namespaces",
                                              "/proc/sys/kernel/apparmor_restrict_unprivileged_userns")}
