@@ -280,3 +280,29 @@ def test_the_paste_box_chip_says_stale_in_words(visit, site_url, chips):
     assert "ekb-stale" in (chip.get_attribute("class") or "")
     assert "the entry or its snippets changed since" in (chip.get_attribute("title") or "")
     assert tab.errors == []
+
+
+def test_the_hook_index_holds_no_verdict_to_go_stale(project):
+    """The hook and `errorkb lookup` outside a checkout read the shipped index, written when an entry changes and
+    never when a report does: a verdict in it would outlive the report that gave it, unmarked. It holds none, and
+    `errorkb show` from it sends the reader to the page for where and when the fix was verified."""
+    from errorkb.core.load import load_project_entries
+    from errorkb.core.project import load_project
+    from errorkb.site import hookindex
+
+    write_report(project, all_pass(project, sha="0" * 64))
+    kb = load_project(project)
+    document = hookindex.hook_index(kb, [one.entry for one in load_project_entries(kb).entries])
+    keys: set[str] = set()
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            keys.update(map(str, value))
+            for one in value.values():
+                walk(one)
+        elif isinstance(value, list):
+            for one in value:
+                walk(one)
+
+    walk(document["entries"])
+    assert not keys & {"badges", "shown", "verified", "outcome", "stale", "verified_at"}, keys
