@@ -502,7 +502,8 @@ def _environment() -> jinja2.Environment:
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
                        VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
                        CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE, STALE_WHY=STALE_WHY,
-                       ON_OBJECT=evidence.ON_OBJECT, target_words=target_words, verified_count=verified_count, release_words=release_words,
+                       ON_OBJECT=evidence.ON_OBJECT, target_words=target_words, verified_count=verified_count,
+                       release_words=release_words,
                        replacement_words=replacement_words)
     return env
 

@@ -106,7 +106,8 @@ def _verification(page: render.EntryPage) -> RenderableType:
         # Green only for what every count of verified counts (`Badge.verified`): a stale pass is no pass of these files.
         style = "green" if badge.verified else "red" if badge.outcome == "fail" else "yellow"
         why = "; ".join(part for part in (badge.detail, badge.versions) if part)
-        table.add_row(named.get(badge.target, {}).get("name", badge.target), badge.device, Text(f"{badge.icon} {badge.label}", style=style),
+        table.add_row(named.get(badge.target, {}).get("name", badge.target), badge.device,
+                      Text(f"{badge.icon} {badge.label}", style=style),
                       badge.date or "—", Text(clean(why)))
     return table
 
