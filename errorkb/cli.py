@@ -19,7 +19,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from typing import Any, NoReturn
 
     from rich.console import Console
@@ -916,29 +916,48 @@ def _build_environments(project: Project, loaded: list[LoadedEntry], args: argpa
 
 
 def cmd_coverage(project: Project, args: argparse.Namespace) -> int:
+    """Raise sites and their entries, each entry with where it stands, and per file how many sites are documented
+    and how many of those verified: the coverage page's figures (`render.coverage_counts`), never a documented
+    site read as a verified one."""
+    from errorkb.site import render
+    from errorkb.site.terminal import entry_pages
     from errorkb.source.coverage import coverage
 
     result = _load_or_report(project)
     table = coverage(result.entries, project)
+    standing = render.coverage_standing(entry_pages(project, result))
+
+    def stands(ids: Iterable[str]) -> dict[str, str]:
+        return {entry: standing[entry].label for entry in ids if entry in standing}
+
     if args.json:
         print_json({"files": [
             {"path": one.path, "release": one.release, "followed": one.followed, "sites": one.sites,
-             "implicit": one.implicit,
+             "implicit": one.implicit, "implicit_standing": stands(one.implicit),
+             **{name: getattr(counts, name) for name in ("documented", "verified", "implicit_verified")},
              "rows": [{"line": r.site.line, "function": r.site.function, "exception": r.site.exception,
-                       "entries": list(r.entries), "exemption": r.exemption} for r in one.rows]}
-            for one in table.files]})
+                       "entries": list(r.entries), "standing": stands(r.entries), "exemption": r.exemption}
+                      for r in one.rows]}
+            for one in table.files for counts in [render.coverage_counts(one, standing)]]})
     else:
+        def named(ids: Iterable[str]) -> str:  # each entry with where it stands, in its badges' words
+            return ", ".join(f"{entry} ({standing[entry].icon} {standing[entry].label})" if entry in standing
+                             else entry for entry in ids)
+
         for one in table.files:
             out.print(f"{one.path} ({one.release})" + ("" if one.followed else " — documented sites only"),
                       markup=False)
             for row in one.rows:
-                status = ", ".join(row.entries) or (f"exempt: {row.exemption}" if row.exemption else "MISSING")
+                status = named(row.entries) or (f"exempt: {row.exemption}" if row.exemption else "MISSING")
                 out.print(f"{row.site.line:>5}  {row.site.function:<45} {row.site.exception or '':<13} {status}",
                           markup=False)
+            counts = render.coverage_counts(one, standing)
             of = f" of {one.sites}" if one.sites is not None else ""
-            out.print(f"  {one.documented}{of} raise sites documented"
-                      + (f"; {len(one.implicit)} implicit errors documented too" if one.implicit else ""),
-                      markup=False)
+            out.print(f"  {counts.documented}{of} raise sites documented, {counts.verified} of them verified"
+                      + (f"; {counts.implicit} implicit errors documented too, {counts.implicit_verified} of them "
+                         f"verified: {named(one.implicit)}" if one.implicit else ""), markup=False)
+        out.print("verified: on at least one target and device, on the entry and snippets as they are now "
+                  "(`errorkb show ID` says why an entry is not)", markup=False)
     for problem in table.problems:
         err.print(str(problem), markup=False)
     return 1 if table.problems else 0

@@ -269,7 +269,7 @@ def ranges_of(data: MatrixFile | None, pages: list[render.EntryPage]) -> dict[st
             tuple(matrix.line_spans(summary.lines, order)), data.updated[:10] or None, summary.fixed_reason,
             summary.not_run, tuple(summary.lines.items()), summary.worked_until,
             tuple((index, matrix.describe_spans(spans)) for index, spans in sorted(summary.wordings.items())),
-            disagrees)
+            disagrees, tuple(summary.stale))
     return ranges
 
 
@@ -302,9 +302,10 @@ _PLACEHOLDER = re.compile(r"\{\{\s*errorkb\.([a-z_]+)\s*\}\}")
 def facts(project: Project, pages: list[render.EntryPage]) -> dict[str, str]:
     """What a hand-written page (the home page) may say about the knowledge base, as
     `{{ errorkb.NAME }}`: the library's name, how many entries, how many removed or renamed names,
-    and the releases the version matrix measured ("—" without a matrix)."""
+    and the releases the version matrix measured ("—" without a matrix); how many entries stand verified
+    (`render.verified_count`, the list of errors' figure), so the page claims no verified fix it has not."""
     releases = next((tuple(one.release for one in page.states) for page in pages if page.states), ())
-    return {"library": project.library.name, "entries": str(len(pages)),
+    return {"library": project.library.name, "entries": str(len(pages)), "verified": str(render.verified_count(pages)),
             "migrations": str(len(render.migration_rows(pages))),
             "releases": str(len(releases)), "first_release": releases[0] if releases else "—",
             "newest_release": releases[-1] if releases else "—"}

@@ -108,20 +108,28 @@ def diagnosis_cases(project: Project, loaded: LoadResult | None = None) -> list[
     """Every entry's verified before on the real library (the standing report's passing upstream
     before checks, CPU first) with its captured traceback: what `errorkb check` holds each
     entry's diagnosis to. Only records of checks the entries (`loaded`, default: the project's) have,
-    as the pages show them (`files.expected_reports`): a report is another machine's file."""
+    as the pages show them (`files.expected_reports`): a report is another machine's file. Only checks of
+    the entry and snippet folder as they are now (`evidence.is_stale`, the pages' rule): a stale pass raised
+    what a snippet since edited raised, and is no verdict on this one's diagnosis."""
     from errorkb.core.load import load_project_entries
+    from errorkb.results.keys import project_inputs
     from errorkb.results.report import latest_results, read_reports
+    from errorkb.site.evidence import is_stale
     from errorkb.site.files import expected_reports
 
+    loaded = loaded or load_project_entries(project)
     reports, _ = read_reports(project.reports, runtime_for(project.library.runtime).devices)
-    reports, _ = expected_reports(project, loaded or load_project_entries(project), reports)
+    reports, _ = expected_reports(project, loaded, reports)
     from errorkb.results.records import Code
 
+    inputs = {one.entry.id: project_inputs(project, one.entry) for one in loaded.entries}
     cases: dict[str, Case] = {}
     differs: dict[str, Case] = {}  # a before that raised the error with another message: held to the header rule
     for record in sorted(latest_results(reports).values(), key=lambda r: (r.entry, r.device != "cpu")):
         info = record.exception
         if record.role != "before" or record.target != "upstream" or info is None or not info.traceback:
+            continue
+        if is_stale(record, {"before": inputs.get(record.entry, "")}):  # the inputs cover the snippet's bytes
             continue
         if record.outcome.value == "pass" and record.entry not in cases:
             cases[record.entry] = Case(record.entry, record.release, info.traceback)

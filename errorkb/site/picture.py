@@ -20,7 +20,7 @@ entries, the profile and the matrix.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
@@ -78,7 +78,8 @@ class Cell:
     y: float
     width: float
     height: float
-    title: str  # hover text: the release, what was measured there, what the entry declares
+    title: str  # hover text: the release, what was measured there, what the entry declares, whether it is stale
+    stale: bool = False  # measured on other inputs than the entry and snippet folder now
 
     @property
     def label(self) -> str:
@@ -107,11 +108,20 @@ class Strip:
         present = {cell.state for cell in self.cells}
         return [state for state in WORDS if state in present]
 
+    @property
+    def stale(self) -> tuple[Cell, ...]:
+        """The cells measured on other inputs than the entry now: each marked, and said so in its hover text."""
+        return tuple(cell for cell in self.cells if cell.stale)
+
+
+STALE_MARK = "stale"  # the legend's words for a stale release's mark
+
 
 def strip(states: Sequence[ReleaseState], declared: str | None = None,
-          claims: Callable[[str], bool | None] = lambda release: None) -> Strip:
-    """The strip of one entry: `states` from the matrix, `declared` its range as written and
-    `claims(release)` whether it says the before raises there (None: it makes no claim)."""
+          claims: Callable[[str], bool | None] = lambda release: None, stale: Collection[str] = ()) -> Strip:
+    """The strip of one entry: `states` from the matrix, `declared` its range as written,
+    `claims(release)` whether it says the before raises there (None: it makes no claim), and `stale` the releases
+    whose results were measured on other inputs than the entry now (`matrix.Summary.stale`)."""
     cells: list[Cell] = []
     spans: list[tuple[float, float]] = []
     disagree: list[Cell] = []
@@ -119,7 +129,7 @@ def strip(states: Sequence[ReleaseState], declared: str | None = None,
         claim = claims(one.release)
         top, height = SHAPES[one.state]
         cell = Cell(one.release, one.state, LABEL + index * CELL, top, CELL - GAP, height,
-                    _title(one, claim))
+                    _title(one, claim, one.release in stale), one.release in stale)
         cells.append(cell)
         if claim:
             x = LABEL + index * CELL
@@ -133,10 +143,10 @@ def strip(states: Sequence[ReleaseState], declared: str | None = None,
     releases = [one.release for one in states]
     ticks = _ticks(axis_labels(releases), len(releases), CELL - GAP, CELL, LABEL)
     return Strip(tuple(cells), declared, tuple((x, w - GAP) for x, w in spans), tuple(disagree), ticks,
-                 summary(states, declared), LABEL + len(states) * CELL)
+                 summary(states, declared, stale), LABEL + len(states) * CELL)
 
 
-def _title(one: ReleaseState, claim: bool | None) -> str:
+def _title(one: ReleaseState, claim: bool | None, stale: bool = False) -> str:
     parts = [f"{one.release}: {WORDS[one.state][0]}"]
     if one.before:
         parts.append(f"before: {one.before}")
@@ -144,7 +154,15 @@ def _title(one: ReleaseState, claim: bool | None) -> str:
         parts.append(f"after: {AFTER_WORDS[one.after]}")
     if claim is not None:
         parts.append("declared to raise here" if claim else "declared not to raise here")
+    if stale:
+        parts.append(stale_words(one.release))
     return " · ".join(parts)
+
+
+def stale_words(release: str) -> str:
+    """What a stale release's mark says, in its hover text: a result measured on other inputs is no verdict on the
+    entry now."""
+    return f"stale: {STALE_WHY}, so what {release} showed is not verified on the entry as it is now"
 
 
 @dataclass(frozen=True)
@@ -197,9 +215,9 @@ def _major_minor(release: str) -> tuple[int, int] | None:
     return version.major, version.minor
 
 
-def summary(states: Sequence[ReleaseState], declared: str | None = None) -> str:
+def summary(states: Sequence[ReleaseState], declared: str | None = None, stale: Collection[str] = ()) -> str:
     """The strip in words: for each state shown, the releases it covers, as spans; the declared range as the
-    page words it (`release_words`), never a specifier read aloud."""
+    page words it (`release_words`), never a specifier read aloud; the releases whose results are stale."""
     if not states:
         return "No release was measured."
     releases = [one.release for one in states]
@@ -207,9 +225,15 @@ def summary(states: Sequence[ReleaseState], declared: str | None = None) -> str:
     for state in WORDS:
         spans = _spans(releases, [one.state is state for one in states])
         if spans:
-            parts.append(f"{WORDS[state][0]} in {', '.join(a if a == b else f'{a} – {b}' for a, b in spans)}")
+            parts.append(f"{WORDS[state][0]} in {_said(spans)}")
     said = f"{len(states)} release{'s' if len(states) != 1 else ''} measured, {releases[0]} to {releases[-1]}: "
-    return said + "; ".join(parts) + (f". Declared to raise in {release_words(declared)}." if declared else ".")
+    stale_spans = _spans(releases, [one.release in stale for one in states])
+    return said + "; ".join(parts) + (f"; stale in {_said(stale_spans)} ({STALE_WHY})" if stale_spans else "") + \
+        (f". Declared to raise in {release_words(declared)}." if declared else ".")
+
+
+def _said(spans: Sequence[tuple[str, str]]) -> str:
+    return ", ".join(a if a == b else f"{a} – {b}" for a, b in spans)
 
 
 def _spans(releases: Sequence[str], flags: Sequence[bool]) -> list[tuple[str, str]]:
@@ -237,6 +261,7 @@ class Run:
     y: float  # top, as a fraction of the row
     height: float
     title: str
+    stale: bool = False  # its releases' results were measured on other inputs than the entry now
 
 
 @dataclass(frozen=True)
@@ -253,29 +278,33 @@ class HeatRow:
 
 
 def heat_row(key: str, url: str, states: Sequence[ReleaseState], mark: str | None = None,
-             mark_title: str = "", stale: str = "") -> HeatRow:
+             mark_title: str = "", stale: str = "", stale_at: Collection[str] = ()) -> HeatRow:
     """One row of the heat map: runs of equal states, and where raising starts; `stale` where its results were
-    measured on other inputs than the entry now (the row says so beside its name, and in its words)."""
+    measured on other inputs than the entry now (the row says so beside its name, and in its words), `stale_at` the
+    releases that holds for (each run of them marked, its hover text saying so)."""
     runs: list[Run] = []
     for index, one in enumerate(states):
-        if runs and runs[-1].state is one.state:
+        old = one.release in stale_at
+        if runs and runs[-1].state is one.state and runs[-1].stale is old:
             last = runs[-1]
             runs[-1] = Run(last.state, last.x, last.width + 1, last.y, last.height,
-                           _run_title(key, states[last.x].release, one.release, one.state))
+                           _run_title(key, states[last.x].release, one.release, one.state, old), old)
         else:
             top, height = SHAPES[one.state]
             runs.append(Run(one.state, index, 1, top / ROW, height / ROW,
-                            _run_title(key, one.release, one.release, one.state)))
+                            _run_title(key, one.release, one.release, one.state, old), old))
     starts = next((one.release for one in states if one.state in (State.RAISES, State.OTHER_WORDING)), None)
     at = _first_at_or_after([one.release for one in states], mark) if mark else None
     # Raising in the oldest release measured shows no start: it may have raised long before.
     words = f"{starts} or earlier" if starts is not None and starts == states[0].release else starts
-    said = f"{key}: {summary(states)}" + (f" Stale {stale}: {STALE_WHY}." if stale else "")
+    said = f"{key}: {summary(states, stale=stale_at)}" + (f" Stale {stale}: {STALE_WHY}." if stale and not stale_at
+                                                            else "")
     return HeatRow(key, url, tuple(runs), said, starts, at, mark_title, words, stale)
 
 
-def _run_title(key: str, first: str, last: str, state: State) -> str:
-    return f"{key} · {first if first == last else f'{first} – {last}'}: {WORDS[state][0]}"
+def _run_title(key: str, first: str, last: str, state: State, stale: bool = False) -> str:
+    said = f"{key} · {first if first == last else f'{first} – {last}'}: {WORDS[state][0]}"
+    return said + (f" · stale: {STALE_WHY}" if stale else "")
 
 
 def _first_at_or_after(releases: Sequence[str], release: str) -> int | None:

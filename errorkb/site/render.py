@@ -61,7 +61,7 @@ from errorkb.site.names import MIGRATION as MIGRATION
 from errorkb.site.names import SCHEMA_JSON as SCHEMA_JSON
 from errorkb.site.names import TAGS as TAGS
 from errorkb.site.names import VERIFICATION as VERIFICATION
-from errorkb.source.coverage import Coverage
+from errorkb.source.coverage import Coverage, FileCoverage
 from errorkb.source.upstream import pinned_file, read_source
 
 __all__ = ["EntryPage", "build_pages", "render_entry", "render_index", "render_by_exception", "render_by_api",
@@ -92,6 +92,7 @@ class VersionRange:
     worked_until: str | None = None  # a removed API: the last release before it raised where the old call ran
     wordings: tuple[tuple[int, str], ...] = ()  # (wording index, releases it was raised so) as measured
     disagrees: tuple[str, ...] = ()  # releases where the entry's declared range and the measurement differ
+    stale_releases: tuple[str, ...] = ()  # the releases `stale` words: each marked in the strip and the heat map
 
 
 @dataclass
@@ -115,7 +116,8 @@ class EntryPage:
         if not self.states:
             return None
         declared = self.entry.releases.raises if self.entry.releases else None
-        return picture.strip(self.states, declared, self.entry.raises_at)
+        return picture.strip(self.states, declared, self.entry.raises_at,
+                             self.versions.stale_releases if self.versions else ())
 
     @property
     def url(self) -> str:
@@ -500,7 +502,8 @@ def _environment() -> jinja2.Environment:
                        ERRORS_INDEX=ERRORS_INDEX, BY_EXCEPTION=BY_EXCEPTION, BY_API=BY_API,
                        VERIFICATION=VERIFICATION, INDEX_JSON=INDEX_JSON, SCHEMA_JSON=SCHEMA_JSON,
                        CHECK_SCHEMA_JSON=CHECK_SCHEMA_JSON, COVERAGE=COVERAGE, STALE_WHY=STALE_WHY,
-                       ON_OBJECT=evidence.ON_OBJECT, target_words=target_words, release_words=release_words,
+                       ON_OBJECT=evidence.ON_OBJECT, target_words=target_words, verified_count=verified_count,
+                       release_words=release_words,
                        replacement_words=replacement_words)
     return env
 
@@ -671,6 +674,11 @@ class HeatMap:
         shown = {run.state for _, rows in self.groups for row in rows for run in row.runs}
         return [state for state in picture.WORDS if state in shown]
 
+    @property
+    def stale(self) -> bool:
+        """Whether a release of some row is marked stale (the legend then says what the mark means)."""
+        return any(run.stale for _, rows in self.groups for row in rows for run in row.runs)
+
 
 def heat_map(pages: list[EntryPage], library: LibraryProfile, here: str) -> HeatMap | None:
     """Every entry the version matrix measured, against its releases; None without a matrix."""
@@ -682,7 +690,8 @@ def heat_map(pages: list[EntryPage], library: LibraryProfile, here: str) -> Heat
     groups: dict[str, list[picture.HeatRow]] = {kind: [] for kind in names}
     for page in measured:
         row = picture.heat_row(page.entry.id, html_link(here, page.url), page.states,
-                               stale=page.versions.stale if page.versions else "")
+                               stale=page.versions.stale if page.versions else "",
+                               stale_at=page.versions.stale_releases if page.versions else ())
         groups.setdefault(page.entry.kind, []).append(row)
     return HeatMap(picture.axis(releases),
                    [(names.get(kind, kind), sorted(rows, key=lambda row: picture.start_key(row, releases)))
@@ -742,7 +751,8 @@ def timeline(rows: list[MigrationRow], here: str) -> HeatMap | None:
         replacement = reading_title(row.replacement) if row.replacement else None
         mark = f"the replacement arrives in {row.since}{': ' + replacement if replacement else ''}" if row.since else ""
         lines.append(picture.heat_row(row.old or row.page.entry.id, html_link(here, row.page.url), row.page.states,
-                                      row.since, mark, row.page.versions.stale if row.page.versions else ""))
+                                      row.since, mark, row.page.versions.stale if row.page.versions else "",
+                                      row.page.versions.stale_releases if row.page.versions else ()))
     return HeatMap(picture.axis(releases), [("", lines)])
 
 
@@ -753,18 +763,47 @@ def render_coverage(table: Coverage, pages: list[EntryPage]) -> str:
     titles = {page.entry.id: page.entry.title for page in pages}
     urls = {page.entry.id: page.url for page in pages}
     standing = coverage_standing(pages)
-
-    def verified(ids: typing.Iterable[str]) -> bool:
-        return any((found := standing.get(one)) is not None and found.verified for one in ids)
-
+    counts = {id(one): coverage_counts(one, standing) for one in table.files}
     return _render("coverage.md.j2", table=table, titles=titles, urls=urls, here=COVERAGE, standing=standing,
-                   verified=verified)
+                   counts=lambda one: counts[id(one)])
 
 
 def coverage_standing(pages: list[EntryPage]) -> dict[str, evidence.Badge]:
     """Entry id → the badge that says where it stands (`evidence.standing`): what the coverage page shows of each
     entry, and so what must change for `mkdocs serve` to make the page again."""
     return {page.entry.id: found for page in pages if (found := evidence.standing(badges(page))) is not None}
+
+
+@dataclass(frozen=True)
+class CoverageCounts:
+    """One file's figures, as the coverage page and `errorkb coverage` both say them: raise sites documented (an
+    entry names them), and of those verified (an entry naming them stands verified: `Badge.verified`)."""
+
+    documented: int
+    verified: int
+    implicit: int  # errors raised by Python or the runtime inside the file, documented
+    implicit_verified: int
+
+
+def coverage_counts(one: FileCoverage, standing: dict[str, evidence.Badge]) -> CoverageCounts:
+    """The figures of one file of `errorkb.source.coverage` (`standing`: `coverage_standing`): the one place they
+    are counted, so the page and the terminal never disagree."""
+
+    def verified(ids: typing.Iterable[str]) -> bool:
+        return any((found := standing.get(entry)) is not None and found.verified for entry in ids)
+
+    return CoverageCounts(one.documented, sum(1 for row in one.rows if verified(row.entries)), len(one.implicit),
+                          sum(1 for entry in one.implicit if verified([entry])))
+
+
+def is_verified(page: EntryPage) -> bool:
+    """Whether an entry counts as verified wherever a count of verified entries is said (the list of errors, the
+    home page): a fresh pass of all its snippets on at least one target and device (`Badge.verified`)."""
+    return any(b.verified for b in badges(page))
+
+
+def verified_count(pages: typing.Iterable[EntryPage]) -> int:
+    return sum(1 for page in pages if is_verified(page))
 
 
 def render_problems(where: str, problems: list[Problem], lines: dict[int, str]) -> str:
@@ -863,8 +902,10 @@ def _index_entry(p: EntryPage, library: LibraryProfile) -> dict[str, object]:
             "message": p.entry.message, "function": p.entry.source.function, "library": p.entry.library,
             "origin": list(p.entry.origin),
             "url": site_url(p.entry), "tags": p.entry.tags,
+            # `verified`: the site's rule (`Badge.verified`), so no client of the index reads a stale pass as verified
             "badges": [{"target": b.target, "device": b.device, "outcome": b.outcome, "stale": b.stale,
-                        "date": b.date, **({"basis": evidence.ON_OBJECT} if b.on_object else {})}
+                        "verified": b.verified, "date": b.date,
+                        **({"basis": evidence.ON_OBJECT} if b.on_object else {})}
                        for b in badges(p)],
             "shown": [shown_json(one) for one in shown_badges(p)],
             **index_fields(p.entry, dict(p.versions.by_release) if p.versions else None,

@@ -100,11 +100,14 @@ def _verification(page: render.EntryPage) -> RenderableType:
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for column in ("target", "device", "result", "checked", "why"):
         table.add_column(column)
+    # Each target in a reader's words, as the page names it ('bundled' and 'upstream' are the verifier's).
+    named = render.target_words(page.library)
     for badge in render.badges(page):
         # Green only for what every count of verified counts (`Badge.verified`): a stale pass is no pass of these files.
         style = "green" if badge.verified else "red" if badge.outcome == "fail" else "yellow"
         why = "; ".join(part for part in (badge.detail, badge.versions) if part)
-        table.add_row(badge.target, badge.device, Text(f"{badge.icon} {badge.label}", style=style),
+        table.add_row(named.get(badge.target, {}).get("name", badge.target), badge.device,
+                      Text(f"{badge.icon} {badge.label}", style=style),
                       badge.date or "—", Text(clean(why)))
     return table
 

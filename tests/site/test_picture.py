@@ -245,17 +245,18 @@ def test_the_home_page_facts_come_from_the_entries_and_the_matrix(project):
     with_matrix(project)
     pages, _ = pages_of(project)
     known = files.facts(load_project(project), pages)
-    assert known == {"library": "transformers", "entries": "2", "migrations": "0", "releases": "66",
-                     "first_release": "4.36.2", "newest_release": "5.24.0"}
+    assert known == {"library": "transformers", "entries": "2", "verified": "0", "migrations": "0", "releases": "66",
+                     "first_release": "4.36.2", "newest_release": "5.24.0"}  # no report here: none verified
     text, problems = files.fill("{{ errorkb.entries }} errors, {{errorkb.first_release}} to "
                                 "{{ errorkb.newest_release }}; {{ errorkb.nope }}", known, "docs/index.md")
     assert text == "2 errors, 4.36.2 to 5.24.0; {{ errorkb.nope }}"
     assert problems == ["docs/index.md: unknown placeholder {{ errorkb.nope }}; known: entries, first_release, "
-                        "library, migrations, newest_release, releases"]
+                        "library, migrations, newest_release, releases, verified"]
 
 
 def test_the_home_page_says_what_the_knowledge_base_is_now():
     home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
     assert "{{ errorkb.entries }}" in home and "{{ errorkb.first_release }}" in home
     assert "{{ errorkb.newest_release }}" in home and "generation" in home
+    assert "{{ errorkb.verified }}" in home  # a count, never a claim that every entry is verified
     assert "Every page documents one error raised by the KV cache" not in home
