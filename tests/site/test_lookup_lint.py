@@ -129,6 +129,7 @@ def test_a_record_of_a_check_the_entry_has_not_is_no_diagnosis_case(tmp_path):
     """Reports come from other machines and shards: a passing upstream before recorded for a device the
     runtime has not (or a guard renamed since) is no check of the knowledge base's, and the pages leave it out
     (`files.expected_reports`); `errorkb check` held the entry's diagnosis to its forged traceback all the same."""
+    from errorkb.results.keys import project_inputs
     from errorkb.results.report import read_reports
     from errorkb.site.files import expected_reports
     from tests.kb import copy_kb
@@ -139,6 +140,9 @@ def test_a_record_of_a_check_the_entry_has_not_is_no_diagnosis_case(tmp_path):
     ours = [check for check in standing["checks"] if check["entry"] == "layer-idx-out-of-range"]
     (real,) = [check for check in ours if check["role"] == "before" and check["target"] == "upstream"
                and check["device"] == "cpu"]
+    # made from the copy's entry (copy_kb drops `related` ids it did not copy): a stale pass is no case at all
+    (entry,) = [one.entry for one in load_project_entries(project).entries]
+    real = {**real, "inputs": project_inputs(project, entry)}
     forged = {**real, "device": "tpu", "id": real["id"].replace("cpu", "tpu"),
               "evidence": {"allocated_bytes": 4096, "calls": 1},  # a device's pass with no evidence is left out earlier
               "exception": {**real["exception"], "traceback": "Traceback (most recent call last):\nForged: planted"}}
