@@ -758,8 +758,9 @@ def future_dated(named: Sequence[tuple[str, Report]]) -> list[str]:
 def update_standing(previous: Report | None, fresh: Report, known_entries: set[str]) -> Report:
     """The standing report after a (possibly partial) run: fresh records replace their check's
     record by `latest_results`; every other record stays exactly as it was; records of entries
-    that no longer exist are dropped, and counted for the run to say (`dropped_said`). The environment and the run are the newest run's that observed
-    a check: a run that ran none (every check not applicable or not runnable here) keeps them."""
+    that no longer exist are dropped, and counted for the run to say (`dropped_said`). The environment
+    and the run are the newest run's that observed a check: a run that ran none (every check not
+    applicable or not runnable here) keeps them."""
     if previous is None:
         return fresh
     merged = latest_results([previous, fresh])

@@ -43,7 +43,7 @@ IN_ATTRIBUTES = {"attr": 'title="{{ v | attr }}"', "unfiltered": 'title="stale {
                  "url": 'href="{{ v | url }}"'}
 # What goes in an element's text: every filter that writes one line of text (`inert` writes blocks, a fence's code
 # as it is: it stands in Markdown, never in HTML, where no engine escapes the code; tests/site/test_inert.py).
-IN_TEXT = {"unfiltered": "{{ v }}", **{name: "{{ v | %s }}" % name for name in ("code", "line", "short")}}
+IN_TEXT = {"unfiltered": "{{ v }}", **{name: "{{ v | " + name + " }}" for name in ("code", "line", "short")}}
 
 
 class _Probe(HTMLParser):
