@@ -402,7 +402,7 @@ def _watch_imports() -> None:
         _IMPORTED[os.path.realpath(path)] = _STATE + _state(path)  # before the cache is judged by it
         return stat(self, path)
 
-    SourceFileLoader.get_data = get_data  # type: ignore[method-assign]
+    SourceFileLoader.get_data = get_data  # type: ignore[method-assign,assignment]
     SourceFileLoader.path_stats = path_stats  # type: ignore[method-assign]
 
 

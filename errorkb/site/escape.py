@@ -14,7 +14,8 @@ done where the text is written, by the context it lands in, and the Jinja enviro
   starts a code block).
 - `code`: a value as inline code, a `<code>` element whose text is character references
   (`errorkb.site.inert.code`); never backticks around a value, which would show the references.
-- `url`: a link destination, percent-encoded; a scheme other than http(s) or mailto links nowhere.
+- `url`: a link destination, percent-encoded, `&` as `&amp;` (no reference spells a scheme); a scheme
+  other than http(s) or mailto links nowhere.
 - `attribute`: a report's free text in an HTML attribute, on one line, written as `text` writes it:
   safe wherever the element stands (inline HTML is read as Markdown too).
 - `front_matter`: a YAML value that Material prints unescaped (`title`, `description`): HTML-
@@ -76,12 +77,15 @@ def code(value: object) -> Markup:
 
 def url(value: object) -> Markup:
     """A link destination: relative, http(s) or mailto, percent-encoded (no `(`, `)`, `<`, space or
-    quote survives to end the link early or to become markup); any other scheme links nowhere (`#`)."""
+    quote survives to end the link early or to become markup); any other scheme links nowhere (`#`).
+    `&` is written `&amp;`: the browser, and a CommonMark engine in a Markdown link, read a character
+    reference in an address as its character once the scheme was judged (`&#106;avascript:`,
+    `javascript&colon;`), in an HTML attribute and a Markdown link alike; `&amp;` reads as `&`."""
     address = str(value)
     scheme = _SCHEME.match(address)
     if scheme and scheme.group(1).lower() not in _SAFE_SCHEMES:
         return Markup("#")
-    return Markup(urllib.parse.quote(address, safe="/:?#@!$&*+,;=%~-._"))
+    return Markup(urllib.parse.quote(address, safe="/:?#@!$&*+,;=%~-._").replace("&", "&amp;"))
 
 
 def attribute(value: object) -> Markup:

@@ -138,6 +138,8 @@ MARKUP: dict[str, str] = {
     "an attribute list": "x {: onclick=alert(1) } {.ekb-badge}",
     "a blank line, then a link": "a\n\n[x](javascript:alert(1))\n\n<img src=x onerror=alert(2)>",
     "character references": "&#91;x&#93;(javascript:alert(1)) &lt;img src=x onerror=alert(1)&gt;",
+    "a scheme spelt with a reference": "&#106;avascript:alert(1)",
+    "a scheme's colon as a reference": "javascript&colon;alert(1)",
     "math, emoji, marks": "$x$ :smile: ==m== ^^i^^ ~~d~~ {x}",
     "control and bidirectional characters": "a\u202eb\x00c\x1b[31md\u2028e",
     "a table pipe and a heading": "a | b\n# <svg onload=alert(1)>",

@@ -88,6 +88,24 @@ def test_a_value_in_an_attribute_stays_in_it_wherever_the_element_stands(place, 
 
 
 @pytest.mark.parametrize("payload", PAYLOADS, ids=list(PAYLOADS))
+@pytest.mark.parametrize("place", ["a paragraph", "a list item", "a table cell"])
+def test_a_link_destination_links_nowhere_but_http_mailto_or_the_site(place, payload):
+    """`url` in a Markdown link: a character reference in the destination (`&#106;avascript:`, `javascript&colon;`)
+    is read as its character by the browser, and by a CommonMark engine, after `url` judged the scheme."""
+    source = {"a paragraph": "Words [x]({{ v | url }}) words.\n", "a list item": "- [x]({{ v | url }})\n",
+              "a table cell": "| a |\n|---|\n| [x]({{ v | url }}) |\n"}[place]
+    page = rendered(source, PAYLOADS[payload])
+    found, _ = audit(page)
+    assert not found, (found, page)
+
+
+def test_a_link_destination_keeps_its_query():
+    """The control: `&` in an address reads as `&` (written `&amp;`, which the browser reads back)."""
+    [probe] = probes(rendered('<a class="ekb-probe" href="{{ v | url }}">x</a>\n', "https://example.org/a?b=1&c=2"))
+    assert probe["href"] == "https://example.org/a?b=1&c=2"
+
+
+@pytest.mark.parametrize("payload", PAYLOADS, ids=list(PAYLOADS))
 @pytest.mark.parametrize("name", IN_TEXT)
 @pytest.mark.parametrize("place", PLACES)
 def test_a_value_in_an_element_s_text_makes_no_markup(place, name, payload):
