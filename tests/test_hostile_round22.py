@@ -17,7 +17,11 @@ repository, `!ENV` and `!relative` in mkdocs.yml.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import py_compile
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,8 +31,9 @@ from tests.kb import make_project
 from tests.site.test_rehearsed import REFUSING_HELPER, check, local_code, rendered  # noqa: F401 (a fixture)
 
 
+@pytest.mark.parametrize("imported_from", ["source", "bytecode"])
 def test_code_saved_and_saved_back_while_a_child_imports_it_is_never_recorded_as_what_rendered(
-        tmp_path: Path, rendered, monkeypatch, capsys):  # noqa: F811
+        tmp_path: Path, rendered, monkeypatch, capsys, imported_from):  # noqa: F811
     """The helper on disk refuses a page (`REFUSING_HELPER`); the child imported a version that passed it, saved
     over it before the child first looked at the file (the module does it itself as it is imported: the same
     moment, every time). The child's look, the parent's before and after all read the refusing code, so the
@@ -42,6 +47,12 @@ def test_code_saved_and_saved_back_while_a_child_imports_it_is_never_recorded_as
                       f"if os.getpid() != {os.getpid()}:  # in the child: saved back once imported\n"
                       f"    pathlib.Path(__file__).write_text({REFUSING_HELPER!r})\n"
                       "def verdict(text):\n    return None\n")
+    if imported_from == "bytecode":  # the child runs the cached bytecode of the version it imports
+        py_compile.compile(str(helper), cfile=importlib.util.cache_from_source(str(helper)), doraise=True)
+    else:  # the child compiles the source it reads
+        monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+        monkeypatch.setattr(sys, "dont_write_bytecode", True)
+        shutil.rmtree(helper.parent / "__pycache__", ignore_errors=True)
     assert check(root) == 0  # rendered by the passing code, which the child imported: right
     assert helper.read_text() == REFUSING_HELPER
     rendered.clear()
