@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import json
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -44,6 +44,21 @@ def minor_of(data: dict[str, Any]) -> int:
         shown = json.dumps(found)[:40] if not isinstance(found, int) or abs(found) < 10**40 else "a huge number"
         raise FormatError(f"minor {shown} is not the format's minor version, a whole number from 0 on")
     return found
+
+
+def newer_value(minor: int, error: ValidationError, where: Callable[[tuple[int | str, ...]], str]) -> str | None:
+    """What to say of a file of a newer minor that does not validate: at the first value this errorkb does not know
+    (a new outcome, a new code, a field's new kind, which that minor may add as it adds fields; its new fields are
+    kept, so they are not the problem), named by `where(loc)`. It is that errorkb's file, not a damaged one:
+    "restore the file from the run that wrote it" sent its reader to restore what was whole, and a new field beside
+    the value was called a hand's "in a file that says it is of that format". None for a file of a minor this
+    errorkb reads whole (what does not validate there is damage)."""
+    if minor <= MINOR:
+        return None
+    problems = error.errors()
+    problem = next((one for one in problems if one["type"] != "extra_forbidden"), problems[0])
+    return (f"written by a newer errorkb (format minor {minor}; this one reads minor {MINOR} and earlier): "
+            f"{where(problem['loc'])}: {problem['msg']}; upgrade errorkb to read it, and keep the file as it is")
 
 
 @dataclass

@@ -210,6 +210,9 @@ def parse_matrix(text: str, path: Path) -> MatrixFile:
         matrix, kept = format_.validated(MatrixFile, data, minor)
         matrix._kept = kept
     except ValidationError as error:
+        newer = format_.newer_value(minor, error, lambda loc: ".".join(str(part) for part in loc))
+        if newer is not None:
+            raise MatrixError(f"{path}: {newer}") from None
         first = first_error(error)
         where = ".".join(str(part) for part in first["loc"])
         if first["type"] == "extra_forbidden":

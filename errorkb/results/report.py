@@ -8,7 +8,8 @@ write one and the site can read them all. Two rules live here and nowhere else:
   re-confirmed from the cache replaces the failure recorded in between), except that a record
   that ran is never replaced by one that did not;
 - `update_standing`: a run updates the standing report per record, never replacing it, keeping
-  records of checks it did not run exactly as they were.
+  records of checks it did not run exactly as they were; the records of entries the knowledge base no longer
+  has are dropped, and said (`dropped_said`).
 
 `write_report` takes the folder's lock, merges with what is on disk at that moment (two runs at
 once keep both runs' results), never overwrites a file that does not parse, keeps the file's
@@ -66,6 +67,8 @@ class Report(BaseModel):
     checks: list[CheckRecord]
     # The header's fields of a newer minor this errorkb does not know, written back (`errorkb.results.kept`).
     _kept: format_.Kept = PrivateAttr(default_factory=format_.Kept)
+    # Of each entry the knowledge base no longer has, how many records `update_standing` left out of this report.
+    _dropped: dict[str, int] = PrivateAttr(default_factory=dict)
 
     def keeping(self, *sources: Report | None) -> Report:
         """This report, keeping the header fields of a newer minor that `sources` (the files it merges) kept."""
@@ -206,15 +209,15 @@ def parse_report(text: str, path: Path) -> Report:
     try:
         report, kept = format_.validated(Report, data, minor)
     except ValidationError as error:
+        newer = format_.newer_value(minor, error, lambda loc: _where(loc, data, text))
+        if newer is not None:
+            raise ReportError(f"{path}: {newer}", advised=True) from None
         first = first_error(error)
-        where = ".".join(str(part) for part in first["loc"])
-        index = first["loc"][1] if first["loc"][:1] == ("checks",) and len(first["loc"]) > 1 else None
-        check = data["checks"][index] if isinstance(index, int) and isinstance(data.get("checks"), list) else None
-        line = _line_of(text, check.get("id")) if isinstance(check, dict) else ""
+        where = _where(first["loc"], data, text)
         if first["type"] == "extra_forbidden":
-            raise ReportError(f"{path}: not a verification report of this errorkb ({where}{line}: {UNKNOWN_FIELD})",
+            raise ReportError(f"{path}: not a verification report of this errorkb ({where}: {UNKNOWN_FIELD})",
                               advised=True) from None
-        raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}{line}: "
+        raise ReportError(f"{path}: not a verification report ({error.error_count()} problems; {where}: "
                           f"{first['msg']})") from None
     report._kept = kept
     for index, check in enumerate(report.checks):
@@ -232,6 +235,13 @@ def parse_report(text: str, path: Path) -> Report:
 UNKNOWN_FIELD = (f"a field format {SCHEMA}.{MINOR} does not have, in a file that says it is of that format or an "
                  "earlier one: by a hand? remove the field; by a newer errorkb that did not say its format? upgrade "
                  "errorkb to read it")
+
+
+def _where(loc: tuple[int | str, ...], data: dict[str, Any], text: str) -> str:
+    """A field of the report's `data` by its path, with the line of its record in `text`."""
+    index = loc[1] if loc[:1] == ("checks",) and len(loc) > 1 else None
+    check = data["checks"][index] if isinstance(index, int) and isinstance(data.get("checks"), list) else None
+    return ".".join(str(part) for part in loc) + (_line_of(text, check.get("id")) if isinstance(check, dict) else "")
 
 
 def first_error(error: ValidationError) -> Any:
@@ -748,12 +758,28 @@ def future_dated(named: Sequence[tuple[str, Report]]) -> list[str]:
 def update_standing(previous: Report | None, fresh: Report, known_entries: set[str]) -> Report:
     """The standing report after a (possibly partial) run: fresh records replace their check's
     record by `latest_results`; every other record stays exactly as it was; records of entries
-    that no longer exist are dropped. The environment and the run are the newest run's that observed
-    a check: a run that ran none (every check not applicable or not runnable here) keeps them."""
+    that no longer exist are dropped, and counted for the run to say (`dropped_said`). The environment
+    and the run are the newest run's that observed a check: a run that ran none (every check not
+    applicable or not runnable here) keeps them."""
     if previous is None:
         return fresh
     merged = latest_results([previous, fresh])
     kept = sorted((record for record in merged.values() if record.entry in known_entries), key=lambda r: r.id)
     observed = fresh if any(record.environment for record in fresh.checks) else previous
-    return Report(created=fresh.created, environment=observed.environment,
-                  targets={**previous.targets, **fresh.targets}, checks=kept, run=observed.run).keeping(previous, fresh)
+    standing = Report(created=fresh.created, environment=observed.environment,
+                      targets={**previous.targets, **fresh.targets}, checks=kept, run=observed.run)
+    standing._dropped = dict(Counter(record.entry for record in merged.values() if record.entry not in known_entries))
+    return standing.keeping(previous, fresh)
+
+
+def dropped_said(report: Report, path: str) -> list[str]:
+    """What `update_standing` left out of the standing report `report` (written at `path`), for the run to say: the
+    records of entries removed or renamed since they ran went without a word, and a run of one entry's checks
+    emptied the report of every record of an entry renamed meanwhile."""
+    if not report._dropped:
+        return []
+    count = sum(report._dropped.values())
+    entries = "entries" if len(report._dropped) > 1 else "an entry"
+    return [f"{path}: {count} record{'s' if count > 1 else ''} of {entries} the knowledge base no longer has "
+            f"({listed(sorted(report._dropped))}) dropped: removed or renamed since they ran (the file's previous "
+            f"version holds them: git show HEAD:{path}); verify a renamed entry under its new id"]

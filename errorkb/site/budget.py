@@ -345,9 +345,9 @@ def rendering_code(seen: set[str]) -> list[tuple[str | None, str, str]]:
     """The modules this process imported since `seen` (their names, updated) but the interpreter's standard
     library, which `sys.version` names: the code that renders a page, for the record of pages that rendered within
     budget to be keyed by (errorkb.site.rehearsed). Each as (its name where the import system finds it by that
-    name, else None; its file; the digest of the file's bytes now, `filebytes.file_digest`): the parent compares
-    that digest with its own read, so code saved while the pages rendered is never recorded as what rendered
-    them. Every module counts: a Markdown extension, and anything it imports, may be a project's module or an
+    name, else None; its file; the digest of the file's bytes as its import read them, `_as_imported`): the parent
+    compares that digest with its own read, so code saved while the pages rendered is never recorded as what
+    rendered them. Every module counts: a Markdown extension, and anything it imports, may be a project's module or an
     editable install, whose release (if it has one) does not change with its code."""
     import sysconfig
 
@@ -370,9 +370,61 @@ def rendering_code(seen: set[str]) -> list[tuple[str | None, str, str]]:
         spec = getattr(module, "__spec__", None)
         # found by its own name (not an alias another module set in `sys.modules`, not `__main__`)
         named = name if getattr(spec, "name", None) == name and getattr(spec, "origin", None) == file else None
-        found[(named, real)] = file_digest(real)
+        found[(named, real)] = _as_imported(real, file_digest)
     return sorted(((name, file, digest) for (name, file), digest in found.items()),
                   key=lambda one: (one[1], one[0] or ""))
+
+
+# In the child, what the import system read of each module's source file (`_watch_imports`): the digest of the
+# bytes it compiled, or, where it ran the cached bytecode, the file's state (`_state`) as it checked the cache against.
+_IMPORTED: dict[str, str] = {}
+_STATE = "state:"
+CHANGED_SINCE_IMPORTED = "changed after it was imported"  # never a digest: the parent records nothing
+
+
+def _watch_imports() -> None:
+    """In the child, before it imports what renders: remember what each import read (`_IMPORTED`). The child's
+    first look at a module's file comes after the import, so a file saved and saved back in between (the child ran
+    the version saved over) was said with the bytes saved back, which the parent read too: the pages were recorded
+    as passing with code that never rendered them."""
+    import hashlib
+    from importlib.machinery import SourceFileLoader
+
+    read, stat = SourceFileLoader.get_data, SourceFileLoader.path_stats
+
+    def get_data(self: SourceFileLoader, path: str) -> bytes:
+        data = read(self, path)
+        if path == self.path:  # the source, compiled (its cached bytecode is another path)
+            _IMPORTED[os.path.realpath(path)] = hashlib.sha256(data).hexdigest()
+        return data
+
+    def path_stats(self: SourceFileLoader, path: str) -> Any:
+        _IMPORTED[os.path.realpath(path)] = _STATE + _state(path)  # before the cache is judged by it
+        return stat(self, path)
+
+    SourceFileLoader.get_data = get_data  # type: ignore[method-assign,assignment]
+    SourceFileLoader.path_stats = path_stats  # type: ignore[method-assign]
+
+
+def _state(path: str) -> str:
+    """What changes with every write of a file, its ctime included (which no one can set back)."""
+    try:
+        found = os.stat(path)
+    except OSError as error:
+        return f"unreadable: {error.errno}"
+    return f"{found.st_dev}:{found.st_ino}:{found.st_size}:{found.st_mtime_ns}:{found.st_ctime_ns}"
+
+
+def _as_imported(real: str, file_digest: Callable[[str], str]) -> str:
+    """The digest of the module file `real` as its import read it: the bytes compiled; where the cached bytecode ran,
+    the file's bytes now if its state is the one the cache was judged by (else `CHANGED_SINCE_IMPORTED`); a file no
+    import of the child's read (a compiled extension, a module imported before `_watch_imports`), its bytes now."""
+    said = _IMPORTED.get(real)
+    if said is None:
+        return file_digest(real)
+    if said.startswith(_STATE):
+        return file_digest(real) if _STATE + _state(real) == said else CHANGED_SINCE_IMPORTED
+    return said
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -476,4 +528,5 @@ def problem(verdict: Verdict, source: str | None) -> tuple[str, int, int, str]:
 
 
 if __name__ == "__main__":
+    _watch_imports()
     _serve(sys.argv[1], float(sys.argv[2]))

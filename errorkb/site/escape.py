@@ -14,8 +14,10 @@ done where the text is written, by the context it lands in, and the Jinja enviro
   starts a code block).
 - `code`: a value as inline code, a `<code>` element whose text is character references
   (`errorkb.site.inert.code`); never backticks around a value, which would show the references.
-- `url`: a link destination, percent-encoded; a scheme other than http(s) or mailto links nowhere.
-- `attribute`: a report's free text in an HTML attribute, on one line, safe in a table cell.
+- `url`: a link destination, percent-encoded, `&` as `&amp;` (no reference spells a scheme); a scheme
+  other than http(s) or mailto links nowhere.
+- `attribute`: a report's free text in an HTML attribute, on one line, written as `text` writes it:
+  safe wherever the element stands (inline HTML is read as Markdown too).
 - `front_matter`: a YAML value that Material prints unescaped (`title`, `description`): HTML-
   escaped in the file itself, so the plugin and any engine read the same safe value, and written
   as a JSON string whose non-printing characters are `\\u` escapes.
@@ -48,7 +50,8 @@ _NOTHING_TO_ESCAPE = re.compile(r"(?:[^\W_]|[.,:;/()%@+·–—-])(?:[^\W_]|[ .,
 _BLOCK_START = re.compile(r"^(?:[-+:*]|\d{1,9}[.)])(?=[ \t]|$)")  # a list item or a definition at a line start
 _SAFE_SCHEMES = {"http", "https", "mailto"}
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
-_NOT_PRINTING = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_BEFORE_BLANK_LINE = re.compile(r"\n(?=[ \t]*(?:\n|\Z))")
+_NOT_PRINTING = re.compile("[\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ud800-\udfff\ufeff]")
 
 
 def text(value: object) -> Markup:
@@ -74,27 +77,38 @@ def code(value: object) -> Markup:
 
 def url(value: object) -> Markup:
     """A link destination: relative, http(s) or mailto, percent-encoded (no `(`, `)`, `<`, space or
-    quote survives to end the link early or to become markup); any other scheme links nowhere (`#`)."""
+    quote survives to end the link early or to become markup); any other scheme links nowhere (`#`).
+    `&` is written `&amp;`: the browser, and a CommonMark engine in a Markdown link, read a character
+    reference in an address as its character once the scheme was judged (`&#106;avascript:`,
+    `javascript&colon;`), in an HTML attribute and a Markdown link alike; `&amp;` reads as `&`."""
     address = str(value)
     scheme = _SCHEME.match(address)
     if scheme and scheme.group(1).lower() not in _SAFE_SCHEMES:
         return Markup("#")
-    return Markup(urllib.parse.quote(address, safe="/:?#@!$&*+,;=%~-._"))
+    return Markup(urllib.parse.quote(address, safe="/:?#@!$&*+,;=%~-._").replace("&", "&amp;"))
 
 
 def attribute(value: object) -> Markup:
-    """A value in an HTML attribute inside Markdown: one line, HTML-escaped, no table-breaking `|`."""
-    return Markup(html.escape(" ".join(str(value).split())).replace("|", "&#124;"))
+    """A value (a report's free text, a template's own `Markup` too) in an HTML attribute: one line, written as
+    `text` writes it. HTML-escaping alone was safe in a block of HTML only: in *inline* HTML (a table cell, a
+    paragraph, a list item) an engine reads Markdown inside the tag, and a report's `[a](onmouseover=alert(1)//)`
+    became a link whose own quoted `href` ended the attribute. In an attribute a character reference reads as the
+    character, so the title shows what the report wrote."""
+    return text(" ".join(str(value).split()))
 
 
 def front_matter(value: object) -> Markup:
     """A front-matter value: HTML-escaped (Material prints it as it is), then a JSON string, which
     is valid YAML, with every non-printing character as a `\\u` escape (a raw C1 character makes
-    the front matter unreadable)."""
+    the front matter unreadable; a lone surrogate, which YAML's `"\\ud800"` and JSON's make, cannot be
+    written as UTF-8 at all: the page's write raised)."""
     written = json.dumps(html.escape(str(value)), ensure_ascii=False)
     return Markup(_NOT_PRINTING.sub(lambda m: f"\\u{ord(m.group()):04x}", written))
 
 
 def fragment(markup: object) -> Markup:
-    """An HTML block a template built, sanitised where it is written."""
-    return Markup(sanitize(str(markup)))
+    """An HTML block a template built, sanitised where it is written, and kept one block: a blank line in it (a
+    value's `\\n\\n`, which the sanitiser keeps) ends an HTML block for a CommonMark engine, and what followed
+    was Markdown, its links and images included (the sanitiser reads `&#91;` back as `[`). Each newline before
+    a blank line is written `&#10;`, which reads as the same newline."""
+    return Markup(_BEFORE_BLANK_LINE.sub("&#10;", sanitize(str(markup))))

@@ -198,7 +198,8 @@ def rehearse(rehearsals: list[budget.Rehearsal], config_file: Path | None, memo:
     for it). Nothing is recorded where the code changed while the pages rendered: each file's digest, read before
     the run (the record's modules), by the child that ran it (when it first saw it) and after the run, must agree,
     and each module's name must still resolve to the file that ran; else the run's pages are rendered again next
-    time. (A file saved and saved back between a child's import of it and its first look stays unseen.)"""
+    time. A child's look is what its import read (`budget._watch_imports`): a file saved and saved back between the
+    import and the look is a change too."""
     settings = settings_digest(config_file) if memo is not None else None
     if memo is None or settings is None:
         return budget.rehearse(rehearsals, config_file, **options), 0

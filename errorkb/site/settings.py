@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 # What changes a build, never the Markdown settings nor the edit links: left out, never loaded.
 NOT_READ = ("hooks", "plugins")
 MAX_BYTES = 1 << 20  # a site's settings are a few kilobytes: a larger file is no mkdocs.yml
+MAX_VALUES = 100_000  # values the settings hold, each alias counted as what it names (`_bounded`)
 
 
 class SettingsError(ValueError):
@@ -90,13 +91,17 @@ def _load(config_file: Path, root: Path, config: MkDocsConfig, seen: list[str]) 
         text = config_file.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise SettingsError(f"{config_file}:1: cannot be read ({error})") from None
-    loader = get_yaml_loader(loader=_safe_loader(config_file, root), config=config)  # MkDocs' !ENV and !relative
-    try:
-        data = yaml.load(text, Loader=loader)  # a SafeLoader's subclass: see _safe_loader
+    loader = get_yaml_loader(loader=_safe_loader(config_file, root), config=config)(text)  # MkDocs' !ENV, !relative
+    try:  # `yaml.load`, the document's nodes bounded before anything is built of them
+        node = loader.get_single_node()
+        _bounded(node, config_file)
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as error:
         raise SettingsError(f"{config_file}: not YAML MkDocs reads: {error}") from None
     except RecursionError:
         raise SettingsError(f"{config_file}: nested too deeply to read") from None
+    finally:
+        loader.dispose()
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -144,6 +149,60 @@ def _named(data: Any, packages: set[str]) -> Any:
     if isinstance(data, list):
         return [_named(item, packages) for item in data]
     return data
+
+
+def _bounded(root: yaml.Node | None, config_file: Path) -> None:
+    """`SettingsError` where the settings, each alias counted as the value it names, hold more than `MAX_VALUES`
+    values (an alias bomb: each line ten aliases of the line before, 10**n values in n lines, which the reading
+    copied one by one, and so does any reader that walks them), or an alias inside the value it names (a list
+    holding itself, which PyYAML builds: every walk of it recursed for ever). Each node is counted once."""
+    if root is None:
+        return
+    values: dict[int, int] = {}  # node → values it holds, aliases expanded (capped past the limit)
+    entered: set[int] = set()  # nodes whose values are being counted: their ancestors on the way
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        inside = _inside(node)
+        if done:
+            entered.discard(id(node))
+            values[id(node)] = min(1 + sum(values[id(one)] for one in inside), MAX_VALUES + 1)
+            continue
+        if id(node) in values:
+            continue
+        entered.add(id(node))
+        stack.append((node, True))
+        for one in inside:
+            if id(one) in entered:
+                raise SettingsError(f"{config_file.name}:{_top_line(root, node)}: a YAML alias inside the value it "
+                                    "names (a list or mapping that holds itself): no setting is one; write the value "
+                                    "out")
+            if id(one) not in values:
+                stack.append((one, False))
+    if values[id(root)] > MAX_VALUES:
+        past = next((one for one in _inside(root) if values[id(one)] > MAX_VALUES), root)  # the first key's, or all
+        raise SettingsError(f"{config_file.name}:{_top_line(root, past)}: YAML aliases make the settings more than "
+                            f"{MAX_VALUES:,} values (each alias counts as the value it names; a site's settings hold a "
+                            "few hundred); write the values out, or name fewer")
+
+
+def _inside(node: yaml.Node) -> list[yaml.Node]:
+    """The nodes a mapping or a list holds (a mapping's keys too), as composed: an alias is the node it names."""
+    if isinstance(node, yaml.MappingNode):
+        return [one for pair in node.value for one in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _top_line(root: yaml.Node, node: yaml.Node) -> int:
+    """The line of the file's top-level key whose value holds `node` (its own line where it is one, or none is)."""
+    if isinstance(root, yaml.MappingNode):
+        for key, value in root.value:
+            if node is value or node is key or (value.start_mark.index <= node.start_mark.index < value.end_mark.index
+                                                and value.start_mark.buffer is node.start_mark.buffer):
+                return int(key.start_mark.line) + 1
+    return int(node.start_mark.line) + 1
 
 
 def _theme_packages() -> set[str]:

@@ -117,3 +117,31 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "prefixed lines": prefixed_lines,
     "ANSI storm": ansi_storm,
 }
+
+
+# Text a report or an entry can hand a template, built to become markup in one place or another: Markdown that
+# makes a tag with quoted attributes (a link, an image, an autolink, a code span), which breaks out of an HTML
+# attribute it lands in; HTML; what ends an HTML block (a blank line); what extensions read (attribute lists,
+# math, emoji). Shared by tests/site/test_inert_round22.py (every escape filter in every place a template
+# writes it) and whoever needs hostile values rather than hostile pastes.
+MARKUP: dict[str, str] = {
+    "a link to script": "[r](javascript:alert(1))",
+    "a link whose address is a handler": "[a](onmouseover=alert(1)//)",
+    "a safe link whose path is a handler": "[x](https://example.org/onmouseover=alert(1)//)",
+    "a link with a title": '[a](https://example.org "onmouseover=alert(1)//")',
+    "an image from elsewhere": "![i](https://evil.example/x.png) ![d](data:text/html,x)",
+    "an autolink whose address is a handler": "<http://x onmouseover=alert(1)//>",
+    "a reference link": "[r][1]\n\n[1]: javascript:alert(1)",
+    "a code span with quotes": '`x" onmouseover="alert(1)` and `y\' onfocus=\'alert(2)`',
+    "emphasis around a quote": '*a" onmouseover="alert(1)//* _b_ __c__',
+    "raw HTML": "<img src=x onerror=alert('report')><script>alert('s')</script>\"'><svg onload=alert(1)>",
+    "an attribute list": "x {: onclick=alert(1) } {.ekb-badge}",
+    "a blank line, then a link": "a\n\n[x](javascript:alert(1))\n\n<img src=x onerror=alert(2)>",
+    "character references": "&#91;x&#93;(javascript:alert(1)) &lt;img src=x onerror=alert(1)&gt;",
+    "a scheme spelt with a reference": "&#106;avascript:alert(1)",
+    "a scheme's colon as a reference": "javascript&colon;alert(1)",
+    "math, emoji, marks": "$x$ :smile: ==m== ^^i^^ ~~d~~ {x}",
+    "control and bidirectional characters": "a\u202eb\x00c\x1b[31md\u2028e",
+    "a table pipe and a heading": "a | b\n# <svg onload=alert(1)>",
+    "a list marker and a fence": "- x\n```\n<img src=x onerror=alert(1)>\n```",
+}
