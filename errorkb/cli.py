@@ -1052,7 +1052,14 @@ def _write_junit(path: Path | None, report: Report) -> bool:
 def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, own_cache: Path | None = None) -> int:
     """One `errorkb verify`: load, verify, print, write the report."""
     from errorkb.results.records import Outcome
-    from errorkb.results.report import STANDING, ReportError, existing_report, update_standing, write_report
+    from errorkb.results.report import (
+        STANDING,
+        ReportError,
+        dropped_said,
+        existing_report,
+        update_standing,
+        write_report,
+    )
     from errorkb.results.store import LEADS_OUT, Refused
     from errorkb.verify import output
     from errorkb.verify.cache import Trust, resolve_trust
@@ -1110,11 +1117,13 @@ def _verify_round(project: Project, args: argparse.Namespace, kept: Any = None, 
         if record.outcome is Outcome.FAIL:
             human.print(output.failure_view(record, project.root), markup=False, style="red")
     try:  # the report first: a JUnit file that cannot be written must not take the run's verdicts with it
-        write_report(path, fresh, lambda on_disk, run: update_standing(on_disk, run, set(known)))
+        written = write_report(path, fresh, lambda on_disk, run: update_standing(on_disk, run, set(known)))
     except Refused as refused:
         err.print(f"errorkb verify: {refused}", markup=False)
         _write_junit(args.junit, fresh)
         return 1
+    for line in dropped_said(written, project.rel(path)):  # records of entries removed or renamed: never silently
+        err.print(f"errorkb verify: {line}", markup=False)
     if not _write_junit(args.junit, fresh):
         return 1
     if interrupted is not None:

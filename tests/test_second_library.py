@@ -193,3 +193,20 @@ def test_a_guard_that_catches_the_documented_error_is_told_why_that_is_no_guard(
     printed = capsys.readouterr().out
     assert "let the documented OverflowError through from BoundedQueue.put" in printed
     assert "BoundedQueue.put raised it (1 of 2 calls)" in printed and "catching it afterwards is no guard" in printed
+
+
+def test_verify_says_the_records_of_a_removed_entry_it_dropped(tinylib, capsys):
+    """`errorkb verify` after an entry was removed: the standing report loses that entry's records, and the run
+    says so on stderr with where they still are (it dropped them without a word)."""
+    report = tinylib / "reports" / "latest.json"
+    assert main(["--root", str(tinylib), "verify", "--no-cache", "--report", str(report)]) == 0
+    capsys.readouterr()
+    shutil.rmtree(tinylib / "snippets" / "capacity-not-positive")
+    (tinylib / "docs" / "errors" / "tinyq" / "capacity-not-positive.yml").unlink()
+    other = tinylib / "docs" / "errors" / "tinyq" / "queue-full.yml"
+    other.write_text(other.read_text().replace("related: [capacity-not-positive]\n", ""))
+    assert main(["--root", str(tinylib), "verify", "queue-full", "--no-cache", "--report", str(report)]) == 0
+    said = capsys.readouterr().err
+    assert "of an entry the knowledge base no longer has (capacity-not-positive) dropped" in said, said
+    assert "git show HEAD:reports/latest.json" in said, said
+    assert {c["entry"] for c in json.loads(report.read_text())["checks"]} == {"queue-full"}
