@@ -75,12 +75,8 @@ def main() -> int:
                         result = sitekb.mkdocs_build(config, site, timeout=600)
                     spent[way].append(meter.seconds() - before)
                     found[way].add(repr(built(result, site)))
-            print(f"a strict build of the two-entry site, CPU s, median of {args.n} (forked: the builder's start in "
-                  f"its first):")
-            base = statistics.median(spent["fresh"])
-            for way, seconds in spent.items():
-                print(f"  {way:7} {statistics.median(seconds):6.2f} s  {statistics.median(seconds) / base:5.2f}x  "
-                      f"(each: {', '.join(f'{one:.2f}' for one in seconds)})")
+            _print_medians(f"a strict build of the two-entry site, CPU s, median of {args.n} (forked: the builder's "
+                           f"start in its first):", spent)
             same = found["fresh"] == found["forked"] and len(found["fresh"]) == 1
             print(f"  the same build (exit code, warnings, pages): {same}")
             if args.every_entry:
@@ -99,6 +95,16 @@ def main() -> int:
     finally:
         meter.close()
     return 0 if same else 1
+
+
+def _print_medians(title: str, spent: dict[str, list[float]]) -> None:
+    """`title`, then each way's median, its ratio to the first way's, and each run's figure."""
+    print(title)
+    base = statistics.median(next(iter(spent.values())))
+    width = max(map(len, spent))
+    for way, seconds in spent.items():
+        print(f"  {way:{width}} {statistics.median(seconds):6.2f} s  {statistics.median(seconds) / base:5.2f}x  "
+              f"(each: {', '.join(f'{one:.2f}' for one in seconds)})")
 
 
 def serve_starts(project: Path, folder: Path, n: int, meter: Meter) -> bool:
@@ -132,11 +138,8 @@ def serve_starts(project: Path, folder: Path, n: int, meter: Meter) -> bool:
             spent[way].append(meter.seconds() - before)
             found[way].add(repr((page is not None and "What it means" in page,
                                  None if page is None else page.count("ekb-badge"))))
-    print(f"`mkdocs serve` of the two-entry site until its entry page is served, then stopped, CPU s, median of {n}:")
-    base = statistics.median(spent["fresh"])
-    for way, seconds in spent.items():
-        print(f"  {way:7} {statistics.median(seconds):6.2f} s  {statistics.median(seconds) / base:5.2f}x  "
-              f"(each: {', '.join(f'{one:.2f}' for one in seconds)})")
+    _print_medians(f"`mkdocs serve` of the two-entry site until its entry page is served, then stopped, CPU s, "
+                   f"median of {n}:", spent)
     same = found["fresh"] == found["forked"] and len(found["fresh"]) == 1
     print(f"  the same page served: {same} {sorted(found['fresh'])}")
     return same
@@ -166,10 +169,7 @@ def index_served(site: Path, n: int, meter: Meter) -> None:
                 tab.close()
                 spent[way].append(meter.seconds() - before)
         browser.close()
-    print(f"the migration test's three pages in one tab, CPU s, median of {n}:")
-    base = statistics.median(spent["real_site"])
-    for way, seconds in spent.items():
-        print(f"  {way:11} {statistics.median(seconds):6.2f} s  {statistics.median(seconds) / base:5.2f}x")
+    _print_medians(f"the migration test's three pages in one tab, CPU s, median of {n}:", spent)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.site.test_live import IDS, UNRELATED, kb, serving, tree  # noqa: F401  (fixtures)
+from tests.site.test_live import IDS, UNRELATED, kb, scratch_tree, serving, tree  # noqa: F401  (fixtures)
 
 CHANGED = IDS[0]
 
@@ -60,9 +60,7 @@ def test_an_entry_read_half_written_is_shown_broken_and_ships_in_no_json(kb, tmp
     assert CHANGED not in _index_ids(index), name
     path.write_text(good)
     serving(kb, served)
-    fresh = tmp_path / "fresh"
-    serving(kb, fresh, "build")
-    assert tree(served) == tree(fresh)
+    assert tree(served) == scratch_tree(kb, tmp_path / "fresh", serving)
 
 
 @pytest.mark.parametrize("cut", ["empty", "half"])
@@ -85,6 +83,4 @@ def test_a_snippet_read_half_written_is_never_shown_verified(kb, tmp_path, servi
     assert after and all(record["stale"] for record in after), one["verification"]
     path.write_text(good)
     serving(kb, served)
-    fresh = tmp_path / "fresh"
-    serving(kb, fresh, "build")
-    assert tree(served) == tree(fresh)
+    assert tree(served) == scratch_tree(kb, tmp_path / "fresh", serving)

@@ -21,7 +21,7 @@ import pytest
 from errorkb.results import matrix as files
 from errorkb.results.report import new_report, read_reports, update_standing, write_report
 from tests.site.sitekb import record
-from tests.site.test_live import IDS, kb, serving, tree  # noqa: F401  (fixtures)
+from tests.site.test_live import IDS, kb, scratch_tree, serving, tree  # noqa: F401  (fixtures)
 
 CHANGED = IDS[0]
 
@@ -57,9 +57,7 @@ def test_a_report_read_half_written_keeps_the_last_good_read_and_says_so(kb, tmp
     serving(kb, served)
     after = tree(served)
     assert b"SECOND-READ" in after["verification/index.html"]
-    scratch = tmp_path / "scratch"
-    serving(kb, scratch, "build")
-    assert after == tree(scratch)
+    assert after == scratch_tree(kb, tmp_path / "scratch", serving)
 
 
 def test_a_report_that_never_read_is_said_and_left_out_as_a_build_from_scratch_leaves_it(kb, tmp_path, serving,  # noqa: F811
@@ -71,9 +69,7 @@ def test_a_report_that_never_read_is_said_and_left_out_as_a_build_from_scratch_l
     serving(kb, served, "serve")
     said = " ".join(record.getMessage() for record in warnings.records)
     assert "latest.json" in said and "last good read" not in said, said
-    scratch = tmp_path / "scratch"
-    serving(kb, scratch, "build")
-    assert tree(served) == tree(scratch)
+    assert tree(served) == scratch_tree(kb, tmp_path / "scratch", serving)
 
 
 def test_a_matrix_file_read_half_written_keeps_its_release_ranges(kb, tmp_path, serving, warnings):  # noqa: F811
