@@ -194,8 +194,8 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # with an entry, three confirmed right as found (h867: sparsegpt's layer loop, `cos, sin = position_embeddings` in its
 # frame; h868: trl's CI `FAILED ... - ImportError` lines; h869: fms-hf-tuning's prompt tuning on 4.42.0, the message in
 # a sentence above a pytest traceback) and one missed (h870: Ovis's `'HybridCache' object has no attribute
-# 'max_batch_size'`, a class the entry's wording does not name); its ten negatives stay silent but one (h879, a
-# candidate as pasted, silent with its stated 4.42.4).
+# 'max_batch_size'`, a class the entry's wording does not name); its ten negatives stay silent but two, candidates
+# (h878, h879: `'NoneType' object has no attribute 'shape'` in titles; h879 silent with its stated 4.42.4).
 CONFIRMED_RIGHT_AT_LEAST = 254  # 320 reports with an entry
 
 
