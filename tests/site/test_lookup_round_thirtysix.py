@@ -13,7 +13,11 @@ the data narrow: other objects that lack the attribute for other causes, and the
 The same class, looked for in the other entries that word one cache class for a change of a family (observed in the
 release environments, no report yet): 4.51 made `dtype` private in `HybridCache`, `SlidingWindowCache` and
 `HybridChunkedCache` as in `StaticCache` (4.51.3, 4.54.1, 4.57.6 print `'HybridCache' object has no attribute
-'dtype'`), and `static-cache-dtype-removed` words `StaticCache` alone: the same proposal, the same xfail.
+'dtype'`), and `static-cache-dtype-removed` words `StaticCache` alone: the same proposal, the same xfail. So do the
+constructors: `HybridCache`, `SlidingWindowCache` and `HybridChunkedCache` take `max_batch_size` and refuse
+`batch_size` exactly where `StaticCache` does (4.42.4 – 4.44.2 and 4.51.3 – 4.53.3 of the matrix's releases), which
+`static-cache-batch-size-kwarg` and `static-cache-max-batch-size-required` word for `StaticCache` alone. Those wordings
+name neither entry's `names`, so the data makes them candidates, not confirmed: offered is what the tests ask.
 """
 
 from __future__ import annotations
@@ -98,3 +102,49 @@ def test_where_the_dtype_is_public_or_never_was_the_change_is_not_the_cause(text
     class of the user's own lacks it for another cause: never the entry, confirmed, there."""
     for release in ("4.49.0", "5.24.0") if "Hybrid" in text or "Sliding" in text else (None, "4.51.3"):
         assert DTYPE not in _answer(text, release)[0]
+
+
+# The constructors' exception lines, each with a release of the matrix that prints it and releases that do not (the
+# class takes `batch_size` there, or has no such constructor).
+CONSTRUCTORS = [
+    ("static-cache-batch-size-kwarg", "TypeError: HybridCache.__init__() got an unexpected keyword argument 'batch_size'",
+     "4.44.2", ("4.49.0", "4.57.6")),
+    ("static-cache-batch-size-kwarg",
+     "TypeError: SlidingWindowCache.__init__() got an unexpected keyword argument 'batch_size'", "4.51.3",
+     ("4.48.3", "4.57.6")),
+    ("static-cache-batch-size-kwarg",
+     "TypeError: HybridChunkedCache.__init__() got an unexpected keyword argument 'batch_size'", "4.53.3",
+     ("4.44.2", "4.57.6")),
+    ("static-cache-max-batch-size-required",
+     "TypeError: HybridCache.__init__() missing 1 required positional argument: 'max_batch_size'", "4.42.4",
+     ("4.57.6",)),
+    ("static-cache-max-batch-size-required",
+     "TypeError: HybridChunkedCache.__init__() missing 1 required positional argument: 'max_batch_size'", "4.52.4",
+     ("4.44.2", "4.57.6")),
+]
+
+
+def _offered(text: str, release: str | None) -> list[str]:
+    confirmed, candidates = _answer(text, release)
+    return confirmed + candidates
+
+
+@pytest.mark.xfail(strict=True, reason="entry data, not a lookup rule: `static-cache-batch-size-kwarg` and "
+                                       "`static-cache-max-batch-size-required` word `StaticCache.__init__` only, while "
+                                       "the other static-shaped caches' constructors refuse the same arguments in the "
+                                       "same releases (matrix 4.42.4 – 4.57.6); session 61, lookup37 proposed an "
+                                       "`also_seen_as` per class to the entries' owner: drop this marker when it lands")
+@pytest.mark.parametrize("entry, text, release, _elsewhere", CONSTRUCTORS, ids=[t.split(".")[0][11:] + "-" + e[13:]
+                                                                             for e, t, _r, _o in CONSTRUCTORS])
+def test_the_same_constructor_in_every_static_shaped_cache_is_offered(entry, text, release, _elsewhere):
+    """main: nothing offered: the words name a class the entry's wordings do not."""
+    assert entry in _offered(text, release)
+
+
+@pytest.mark.parametrize("entry, text, _release, elsewhere", CONSTRUCTORS + [
+    ("static-cache-batch-size-kwarg", "TypeError: MyCache.__init__() got an unexpected keyword argument 'batch_size'",
+     None, (None, "4.44.2"))], ids=[t.split(".")[0][11:] + "-" + e[13:] for e, t, _r, _o in CONSTRUCTORS] + ["own"])
+def test_where_the_constructor_takes_the_argument_it_is_not_offered(entry, text, _release, elsewhere):
+    """The releases where the class takes `batch_size` (or does not exist), and a class of the user's own."""
+    for release in elsewhere:
+        assert entry not in _offered(text, release)
