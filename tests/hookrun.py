@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -20,6 +21,16 @@ LIBRARY = "from transformers.cache_utils import early_initialization\n"  # after
 RAISE = "early_initialization()\n"
 BLOCK = "\nerrorkb: a documented error — "  # how the block starts, after Python's own output
 BLOCK_RE = re.compile(r"\nerrorkb: [^\n]*\n(?:  [^\n]*\n)*")  # one whole block
+
+# A program that needs a Ctrl-C (SIGINT raised or sent) says how it takes one, as a terminal's program has it: Python
+# makes SIGINT a KeyboardInterrupt only where the process did not inherit it ignored, and a shell without job control
+# starts a job it puts in the background (`bash .ci/run > log &`, `nohup ... &`) with SIGINT ignored,
+# which pytest, its workers and each program they start inherit. Session 60: round fourteen's asyncio test, whose
+# program did not say it, failed in CI alone ("went on": the block written, the SIGINT it raised ignored), read as
+# load; `both(..., sigint_ignored=True)` starts a program the way such a suite does, whatever this one inherited.
+AT_A_TERMINAL = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+_IGNORING_SIGINT = ("import os, signal, sys\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                    "os.execv(sys.argv[1], sys.argv[1:])\n")  # exec keeps an ignored signal ignored (POSIX)
 
 
 def unaddressed(text: str) -> str:
@@ -39,18 +50,20 @@ def compare(with_hook: subprocess.CompletedProcess, without: subprocess.Complete
 
 
 def both(envs: tuple[Path, Path], folder: Path | str, code: str | None = None, argv: Sequence[str] = ("script.py",),
-         env: Mapping[str, str] | None = None, timeout: float = 300,
+         env: Mapping[str, str] | None = None, timeout: float = 300, sigint_ignored: bool = False,
          **options: object) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
     """(with the hook, without it): `argv` run by each interpreter of `envs` in `folder`; `code`, when given, is
     written to `folder/script.py` after `stub_library`'s prelude and `LIBRARY` first. `env`: variables added to this
-    process's. `options`: more of `subprocess.run`'s (`input`, `stdin`, `errors`)."""
+    process's. `sigint_ignored`: the program inherits SIGINT ignored (`AT_A_TERMINAL`), through a parent that ignores
+    it and execs the interpreter. `options`: more of `subprocess.run`'s (`input`, `stdin`, `errors`)."""
     plain, hooked = envs
     if code is not None:
         (Path(folder) / "script.py").write_text(stub_library(Path(folder)) + LIBRARY + code, encoding="utf-8")
     environment = None if env is None else {**os.environ, **env}
     options.setdefault("text", True)
-    return tuple(subprocess.run([str(python), *argv], capture_output=True, cwd=folder, timeout=timeout,  # type: ignore[return-value]
-                                env=environment, **options)  # type: ignore[call-overload]
+    parent = [sys.executable, "-I", "-S", "-c", _IGNORING_SIGINT] if sigint_ignored else []
+    return tuple(subprocess.run([*parent, str(python), *argv], capture_output=True, cwd=folder,  # type: ignore[return-value]
+                                timeout=timeout, env=environment, **options)  # type: ignore[call-overload]
                  for python in (hooked, plain))
 
 
