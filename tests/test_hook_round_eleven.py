@@ -22,7 +22,7 @@ import types
 
 import pytest
 
-from tests.hookrun import AT_A_TERMINAL, RAISE, added, blocks, both, compare, one_block
+from tests.hookrun import RAISE, added, blocks, both, compare, one_block
 from tests.test_hook import TITLE, envs  # noqa: F401 (a fixture)
 
 
@@ -185,7 +185,8 @@ def test_python_dash_m_names_the_error_of_the_module_it_ran(envs, tmp_path):  # 
 
 # The explainer reads the exception again in its own thread; a `__str__` that reads as Python's in the main thread and
 # sends SIGINT (Ctrl-C) from any other: the interrupt reaches the hook's frame while it waits for the lookup.
-_INTERRUPTED = AT_A_TERMINAL + """\
+# (SIGINT as at a terminal, whatever the suite inherited: `hookrun.both`.)
+_INTERRUPTED = """\
 import os, signal, threading
 class Interrupting(ValueError):
     def __str__(self):

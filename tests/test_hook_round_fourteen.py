@@ -18,7 +18,7 @@ import select
 import pytest
 
 from tests.hookrun import AT_A_TERMINAL, BLOCK_RE, both, compare, one_block
-from tests.test_hook import TITLE, envs  # noqa: F401 (a fixture)
+from tests.test_hook import TITLE, envs, run  # noqa: F401 (a fixture)
 
 # A thread of the program's is stuck importing `json` (its own finder waits, holding the module's import lock: a
 # plugin loader waiting on the network, a lock): the explainer imports `json` too.
@@ -130,11 +130,11 @@ CTRL_C_IN_THE_BLOCK = (
     "    print('interrupted', flush=True)\n")
 
 
-# (whether the program inherits SIGINT ignored, whatever the suite did; how it takes SIGINT; what it printed, hooked)
+# (whether the program inherits SIGINT ignored, whatever the suite did; what it runs first; what it printed, hooked)
 TAKES_CTRL_C = {
-    "sigint-as-the-suite-inherited-it": (False, AT_A_TERMINAL, "block\ninterrupted\n"),
-    "sigint-ignored-by-the-parent": (True, AT_A_TERMINAL, "block\ninterrupted\n"),
-    "program-ignores-it": (False, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n", "block\nwent on\n"),
+    "at-a-terminal": (False, "", "block\ninterrupted\n"),
+    "ignored-by-its-parent": (True, "", "block\nwent on\n"),
+    "ignored-by-its-parent-taken-by-the-program": (True, AT_A_TERMINAL, "block\ninterrupted\n"),
 }
 
 
@@ -143,9 +143,10 @@ def test_a_ctrl_c_while_the_block_follows_asyncios_report_reaches_the_program(en
     """main: `chains._explain` swallowed the KeyboardInterrupt with the hook's own failures, and the loop went on
     ("went on"), as if the user had never pressed Ctrl-C. Now it propagates, as from asyncio's own report before the
     block (`call_exception_handler` re-raises it): the program's `except KeyboardInterrupt` runs. Session 60: it
-    failed in CI alone ("went on"), where the suite ran in the background and its programs inherited SIGINT ignored
-    (`hookrun.AT_A_TERMINAL`); the program says how it takes a Ctrl-C now, whatever the suite inherited. A program
-    that ignores SIGINT itself ignores it with the hook too: the hook sets no handler of its own."""
+    failed in CI alone ("went on", the block written in the loop), where the suite ran in the background and its
+    programs inherited SIGINT ignored; the runner starts them as at a terminal now (`hookrun.both`). A program that
+    inherits SIGINT ignored keeps it ignored with the hook (no handler of errorkb's), and one that sets Python's own
+    handler then gets the Ctrl-C."""
     sigint_ignored, takes, printed = TAKES_CTRL_C[case]
     with_hook, without = both(envs, tmp_path, takes + CTRL_C_IN_THE_BLOCK, sigint_ignored=sigint_ignored)
     assert without.stdout == "went on\n" and "Exception in callback" in without.stderr, without.stderr
@@ -153,6 +154,35 @@ def test_a_ctrl_c_while_the_block_follows_asyncios_report_reaches_the_program(en
     assert with_hook.stdout.startswith("block\n"), f"the block came after the loop: {with_hook.stdout}"
     assert with_hook.stdout == printed, with_hook.stdout + with_hook.stderr
     assert with_hook.stderr.startswith(without.stderr), with_hook.stderr
+
+
+@pytest.mark.parametrize("parent", ["gnu-env", "python"])
+@pytest.mark.parametrize("suite", ["takes-sigint", "ignores-sigint"])
+def test_the_runners_programs_take_sigint_as_at_a_terminal_whatever_the_suite_inherited(envs, tmp_path,  # noqa: F811
+                                                                                        monkeypatch, suite, parent):
+    """`hookrun.both` (and `tests.test_hook.run`) starts each program with SIGINT as a terminal gives it (Python's KeyboardInterrupt), also where
+    this process ignores it (a suite started in the background: session 60's CI), so that no hook test hangs on how
+    the suite was started; `sigint_ignored=True` is the one way to run a program that inherits it ignored. Main's
+    runner passed the suite's ignore on to every program. Through GNU env where it sets signals, else an interpreter
+    (both tried here)."""
+    import signal
+
+    from tests import hookrun
+
+    if parent == "python":
+        monkeypatch.setattr(hookrun, "_ENV", None)
+    elif hookrun._ENV is None:
+        pytest.skip("no GNU env (coreutils 8.31 on) here: the interpreter stands in, tried by the other case")
+
+    code = "import signal\nprint(signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n"
+    earlier = signal.signal(signal.SIGINT, signal.SIG_IGN if suite == "ignores-sigint" else signal.default_int_handler)
+    try:
+        runs = {ignored: both(envs, tmp_path, code, sigint_ignored=ignored) for ignored in (False, True)}
+        alone = run(envs[1], code, tmp_path)  # tests/test_hook.py's runner of one program
+    finally:
+        signal.signal(signal.SIGINT, earlier)
+    assert [one.stdout for one in (*runs[False], alone)] == ["True\n"] * 3, (runs[False], alone)
+    assert [one.stdout for one in runs[True]] == ["False\n"] * 2, runs[True]
 
 
 # The same loop, its callback's error read again by the explainer's thread (any thread but the main one) never
