@@ -185,6 +185,26 @@ def test_the_runners_programs_take_sigint_as_at_a_terminal_whatever_the_suite_in
     assert [one.stdout for one in runs[True]] == ["False\n"] * 2, runs[True]
 
 
+# A Ctrl-C that lands while the program's first `import threading` asks the finders (a finder of the program's, after
+# errorkb's, raises it once: where the signal's handler would raise it in one that ran then).
+CTRL_C_IN_AN_IMPORT = (
+    "import sys\nclass Finder:\n    fired = False\n    def find_spec(self, name, path=None, target=None):\n"
+    "        if name == 'threading' and not Finder.fired:\n            Finder.fired = True\n"
+    "            raise KeyboardInterrupt\n        return None\n"
+    "sys.meta_path.insert(1 if 'errorkb' in repr(sys.meta_path[:1]) else 0, Finder())\ntry:\n"
+    "    import threading\n    print('imported')\nexcept KeyboardInterrupt:\n    print('interrupted')\n")
+
+
+def test_a_ctrl_c_while_the_first_import_threading_finds_its_module_reaches_the_program(envs, tmp_path):  # noqa: F811
+    """main: the `.pth`'s finder asks the finders after it from inside `_errorkb_call` (`chains.find_spec`), which
+    swallowed whatever they raised with errorkb's own failures: a Ctrl-C then was lost, and the import went on
+    ("imported"). Now only errorkb's own `Exception`s are swallowed there: the program's `except KeyboardInterrupt`
+    runs, as without errorkb."""
+    with_hook, without = both(envs, tmp_path, CTRL_C_IN_AN_IMPORT)
+    assert without.stdout == "interrupted\n", without.stdout + without.stderr
+    assert compare(with_hook, without) == "", with_hook.stderr
+
+
 # The same loop, its callback's error read again by the explainer's thread (any thread but the main one) never
 # returning (a `__str__` stuck there; in the main thread, where asyncio's report reads it, it reads at once): the
 # in-loop explanation misses its deadline for certain, whatever the machine's load.
