@@ -67,9 +67,13 @@ def envs(tmp_path_factory):
 
 
 def run(python: Path, code: str, cwd: Path) -> subprocess.CompletedProcess:
+    """`code` run by `python` as `cwd/script.py`, with SIGINT as at a terminal (`tests.hookrun.sigint_parent`)."""
+    from tests.hookrun import sigint_parent  # hookrun imports this module
+
     script = cwd / "script.py"
     script.write_text(textwrap.dedent(code), encoding="utf-8")
-    return subprocess.run([str(python), str(script)], capture_output=True, text=True, cwd=cwd, timeout=300)
+    return subprocess.run([*sigint_parent(False), str(python), str(script)], capture_output=True, text=True, cwd=cwd,
+                          timeout=300)
 
 
 def test_a_real_uncaught_cache_error_prints_its_entry_after_the_traceback(envs, tmp_path):

@@ -185,9 +185,9 @@ def test_python_dash_m_names_the_error_of_the_module_it_ran(envs, tmp_path):  # 
 
 # The explainer reads the exception again in its own thread; a `__str__` that reads as Python's in the main thread and
 # sends SIGINT (Ctrl-C) from any other: the interrupt reaches the hook's frame while it waits for the lookup.
+# (SIGINT as at a terminal, whatever the suite inherited: `hookrun.both`.)
 _INTERRUPTED = """\
 import os, signal, threading
-signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal: a suite started in the background ignores it
 class Interrupting(ValueError):
     def __str__(self):
         if threading.get_ident() != MAIN:

@@ -84,7 +84,9 @@ import sys
 # explainer's 70,000 calls) and puts them back. Round nine: `_errorkb_exit`, at the program's exit, costs a check of
 # `sys.last_value` (unset unless Python reported an error that ended the program) and loads nothing unless a hook not
 # errorkb's reported it; `_errorkb_first` (given by `install`, not the `.pth`) keeps `sys.path[:1]` from being taken
-# for Python's own start where it is the program's folder.
+# for Python's own start where it is the program's folder. Session 61: the finder's call swallows errorkb's own
+# `Exception`s alone: it asks the finders after it (the program's own) for the module, and a Ctrl-C then (a
+# KeyboardInterrupt) is the program's import's, as without errorkb (main lost it, and the import went on).
 EXCEPTHOOK = """
 _errorkb_again = getattr(sys.excepthook, "errorkb_hook", 0) or getattr(sys.unraisablehook, "errorkb_hook", 0)
 def _errorkb_call(module, name, *args, _first=globals().get("_errorkb_first", sys.path[:1]), _Base=BaseException):
@@ -129,9 +131,9 @@ def _errorkb_make(three, previous, _is=isinstance, _Exception=Exception, _type=t
             limit and _set(limit)
     _errorkb_hook.errorkb_hook = True
     return _errorkb_hook
-def _errorkb_after_import(name, path=None, target=None):
+def _errorkb_after_import(name, path=None, target=None, _Exception=Exception):
     if name in _errorkb_after_import.waiting:
-        return _errorkb_call("chains", "find_spec", _errorkb_after_import, name, path, target)
+        return _errorkb_call("chains", "find_spec", _errorkb_after_import, name, path, target, _Base=_Exception)
 if not getattr(sys.excepthook, "errorkb_hook", False):
     sys.excepthook = _errorkb_make(True, sys.excepthook)
 if not getattr(sys.unraisablehook, "errorkb_hook", False):
