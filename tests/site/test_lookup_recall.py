@@ -196,7 +196,9 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # a sentence above a pytest traceback) and one missed (h870: Ovis's `'HybridCache' object has no attribute
 # 'max_batch_size'`, a class the entry's wording does not name); its ten negatives stay silent but two, candidates
 # (h878, h879: `'NoneType' object has no attribute 'shape'` in titles; h879 silent with its stated 4.42.4).
-CONFIRMED_RIGHT_AT_LEAST = 254  # 320 reports with an entry
+# 255 of 320: the entries that word a change of the static-shaped caches' family for `StaticCache` alone word it once
+# per class now (lookup37's also_seen_as, read from the release environments): h870 confirmed right; nothing else moved.
+CONFIRMED_RIGHT_AT_LEAST = 255  # 320 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():

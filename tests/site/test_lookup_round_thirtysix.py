@@ -6,14 +6,14 @@ cache (`StaticCache`, `SlidingWindowCache` through it, `HybridCache`, `MambaCach
 them (observed on 4.46.3 from the release environments). `static-cache-max-batch-size-property-removed` words only
 `'StaticCache' object has no attribute 'max_batch_size'`, so the report's words match no wording. A rule that read
 another class into the entry's wording would confirm on words alone (or offer every removed attribute of every class);
-the classes that lost the attribute, and when, are the entry's data: an `also_seen_as` per class, proposed to the
-entry's owner (session 61, lookup37's patch). The strict xfail below passes once it lands, and its hostile twins keep
+the classes that lost the attribute, and when, are the entry's data: an `also_seen_as` per class, landed with the
+entry's data (session 61, lookup37's patch; the tests below failed before it), and its hostile twins keep
 the data narrow: other objects that lack the attribute for other causes, and the releases where it exists.
 
 The same class, looked for in the other entries that word one cache class for a change of a family (observed in the
 release environments, no report yet): 4.51 made `dtype` private in `HybridCache`, `SlidingWindowCache` and
 `HybridChunkedCache` as in `StaticCache` (4.51.3, 4.54.1, 4.57.6 print `'HybridCache' object has no attribute
-'dtype'`), and `static-cache-dtype-removed` words `StaticCache` alone: the same proposal, the same xfail. So do the
+'dtype'`), and `static-cache-dtype-removed` words `StaticCache` alone: the same data, the same tests. So do the
 constructors: `HybridCache`, `SlidingWindowCache` and `HybridChunkedCache` take `max_batch_size` and refuse
 `batch_size` exactly where `StaticCache` does (4.42.4 – 4.44.2 and 4.51.3 – 4.53.3 of the matrix's releases), which
 `static-cache-batch-size-kwarg` and `static-cache-max-batch-size-required` word for `StaticCache` alone. Those wordings
@@ -46,11 +46,6 @@ def _answer(text: str, release: str | None = None) -> tuple[list[str], list[str]
     return [m.known.id for m in found.confirmed], [m.known.id for m in found.candidates]
 
 
-@pytest.mark.xfail(strict=True, reason="entry data, not a lookup rule: `static-cache-max-batch-size-property-removed` "
-                                       "words `StaticCache` only, while 4.45 – 4.46 renamed `max_batch_size` in "
-                                       "HybridCache, SlidingWindowCache and MambaCache too (corpus h870, Ovis#31); "
-                                       "session 61, lookup37 proposed the `also_seen_as` to the entry's owner: drop "
-                                       "this marker when it lands")
 @pytest.mark.parametrize("release", [None, "4.46.3"])
 @pytest.mark.parametrize("text", RENAMED)
 def test_the_rename_in_every_static_shaped_cache_is_the_entrys(text, release):
@@ -84,10 +79,6 @@ DTYPE_PRIVATE = ["AttributeError: 'HybridCache' object has no attribute 'dtype'"
                  "AttributeError: 'HybridChunkedCache' object has no attribute 'dtype'. Did you mean: '_dtype'?"]
 
 
-@pytest.mark.xfail(strict=True, reason="entry data, not a lookup rule: `static-cache-dtype-removed` words `StaticCache` "
-                                       "only, while 4.51 made `dtype` private in HybridCache, SlidingWindowCache and "
-                                       "HybridChunkedCache too (observed on 4.51.3 – 4.57.6); session 61, lookup37 "
-                                       "proposed the `also_seen_as` to the entry's owner: drop this marker when it lands")
 @pytest.mark.parametrize("release", [None, "4.51.3"])
 @pytest.mark.parametrize("text", DTYPE_PRIVATE)
 def test_the_private_dtype_in_every_static_shaped_cache_is_the_entrys(text, release):
@@ -129,11 +120,6 @@ def _offered(text: str, release: str | None) -> list[str]:
     return confirmed + candidates
 
 
-@pytest.mark.xfail(strict=True, reason="entry data, not a lookup rule: `static-cache-batch-size-kwarg` and "
-                                       "`static-cache-max-batch-size-required` word `StaticCache.__init__` only, while "
-                                       "the other static-shaped caches' constructors refuse the same arguments in the "
-                                       "same releases (matrix 4.42.4 – 4.57.6); session 61, lookup37 proposed an "
-                                       "`also_seen_as` per class to the entries' owner: drop this marker when it lands")
 @pytest.mark.parametrize("entry, text, release, _elsewhere", CONSTRUCTORS, ids=[t.split(".")[0][11:] + "-" + e[13:]
                                                                              for e, t, _r, _o in CONSTRUCTORS])
 def test_the_same_constructor_in_every_static_shaped_cache_is_offered(entry, text, release, _elsewhere):
