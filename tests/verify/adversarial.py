@@ -37,6 +37,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.hookrun import sigint_parent
 from tests.lean import (
     TOOLS as TOOLS,  # re-exported, as UNUSED_BACKENDS and without_tools: test_adversarial reads them here
 )
@@ -182,7 +183,10 @@ class Workspace:
         """`errorkb verify` on the copy, cpu; whatever it leaves running is found and ended."""
         report = self.out / f"report-{isolation}-{sandbox}-{time.monotonic_ns()}.json"
         chosen = [argument for target in targets for argument in ("--target", target)]
-        command = [str(self.python), "-m", "errorkb.cli", "--root", str(self.kb), "verify", *(ids or []),
+        # SIGINT as at a terminal, whatever started the suite (a background job inherits it ignored, and the
+        # attack that interrupts the CLI would then fail to land for a reason that is not the containment's)
+        command = [*sigint_parent(False), str(self.python), "-m", "errorkb.cli", "--root", str(self.kb), "verify",
+                   *(ids or []),
                    *chosen, "--device", "cpu", "--jobs", "2",
                    "--isolation", isolation, "--sandbox", sandbox, "--report", str(report),
                    "--timeout", str(timeout_per_check)]
