@@ -85,6 +85,7 @@ import stat
 import sys
 import time
 import types
+import typing
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -1323,6 +1324,10 @@ def _young_classes() -> tuple[list[type], bool]:
             _record_binder(value)
         elif kind is types.FunctionType:
             _record_made_code(value.__code__)
+        elif kind is typing.ForwardRef:  # code it holds unrun, for `typing.get_type_hints` to evaluate later
+            code = getattr(value, "__forward_code__", None)
+            if type(code) is types.CodeType:
+                _record_made_code(code)
         elif type in _c_mro(kind):
             found.append(value)
     return found, marked
@@ -1374,7 +1379,11 @@ def _record_binder(value: Any) -> None:
 def _record_made_code(code: types.CodeType) -> None:
     """The code of a function that existed before the snippet ran, compiled at run time under a name that is no file
     (`<string>`: a named tuple's `__new__`, a dataclass's `__init__`), and the code it makes functions of: trusted code
-    compiled it, whatever its name says (`_p_untrusted_code`). Code of a file is known by its file."""
+    compiled it, whatever its name says (`_p_untrusted_code`). Code of a file is known by its file. So is the code a
+    `typing.ForwardRef` made then holds unrun (torch's `nn.Module` annotates `_modules` with `Optional['Module']`),
+    which `typing.get_type_hints` evaluates whenever the library asks: in subprocess isolation, transformers'
+    `PreTrainedModel.__init_subclass__` as `modeling_utils` first loads inside the snippet's call (round
+    thirty-four: 26 quantized-cache checks read it as the snippet's code run inside the call)."""
     if not code.co_filename.startswith("<") or code.co_filename.startswith("<frozen "):
         return
     made = _COPIES["made_codes"]
@@ -1431,6 +1440,10 @@ def _record_binders_among(values: list[Any]) -> None:
             _record_binder(value)
         elif kind is types.FunctionType:
             _record_made_code(value.__code__)
+        elif kind is typing.ForwardRef:  # code it holds unrun, for `typing.get_type_hints` to evaluate later
+            code = getattr(value, "__forward_code__", None)
+            if type(code) is types.CodeType:
+                _record_made_code(code)
 
 
 def freeze_walked() -> None:
@@ -3865,6 +3878,10 @@ def _p_rebound(changed: list[Any]) -> str | None:
         for key, now in _c_list_iter(_p_differing(cls, was, version, True)):
             if _p_names_itself(now, key):  # what the class's own module binds there at import, made now
                 continue
+            parts = _p_trusted_binding(cls, key, now)
+            if parts is not None:  # bound by a body of the target's (`_p_body_bound`), to nothing of the snippet's
+                changed.extend(parts)
+                continue
             if _p_foreign(now):  # rebound, or new (a special method shadowing a base's)
                 return _p_qualname(cls) + "." + key + " (rebound)"
             changed.append(now)
@@ -4498,6 +4515,11 @@ def _p_rebinder_parts(now: Any, depth: int = 3) -> list[Any] | None:
     `depth` such nestings (a keyword set to the partial itself)."""
     if depth <= 0 or _c_dict_get(_S["rebinder_made"], id(now)) is not now:
         return None
+    if type(now) is _c_LRU_CACHE:  # what it calls, by its C traversal (`_p_cache_calls`): trusted Python code alone
+        held = _p_cache_calls(list(_c_get_referents(now)))
+        if len(held) != 1 or type(held[0]) is not _c_FunctionType or _p_untrusted_code(_c_func_code(held[0])):
+            return None
+        return held
     if type(now) is not _c_partial:
         return [] if not _p_foreign(now) else None
     function, args, keywords = (part(now) for part in _c_partial_parts)
@@ -4535,9 +4557,47 @@ def _p_follow_body(frame: Any) -> None:
     what its names were before the snippet ran, as none existed. Followed to its end (`_p_body_return`), whose
     namespace then is what its own body bound."""
     space = frame.f_globals
-    _S["bodies_running"][id(frame)] = [frame, _S["snippet_calls"], dict(_c_dict_items(space))]
+    _S["bodies_running"][id(frame)] = [frame, _S["snippet_calls"], dict(_c_dict_items(space)), _p_trusted_pairs()]
     frame.f_trace_lines = False
     frame.f_trace = _S["trace"]
+
+
+def _p_trusted_pairs() -> dict[tuple[int, str], tuple[Any, Any, Any]]:
+    """What each name of a trusted module's or class's namespace written since install holds now that its copy does
+    not (`_p_differing`), by `(id of the module's dict or the class, name)`: `(holder, name, value)`. A body's start
+    and end compared (`_p_body_bound`)."""
+    pairs: dict[tuple[int, str], tuple[Any, Any, Any]] = {}
+    modules, classes = _p_written(True)
+    for _, entry, version in _c_list_iter(modules):
+        current = _c_module_dict(entry[0])
+        for key, now in _c_list_iter(_p_differing(current, entry[1], version, False)):
+            pairs[(id(current), key)] = (current, key, now)
+    for _, entry, version in _c_list_iter(classes):
+        for key, now in _c_list_iter(_p_differing(entry[0], entry[1], version, True)):
+            pairs[(id(entry[0]), key)] = (entry[0], key, now)
+    return pairs
+
+
+def _p_body_bound(body: Any) -> None:
+    """A followed body of the target's ended with no code of the snippet's run meanwhile, its thread alone throughout:
+    each name of a trusted module or class (Python's own included) that now holds what it held neither in its copy
+    nor as the body started, nor what the body's namespace held as it started (the snippet may have seeded it there),
+    was bound by the body or by trusted code it called: the library's own doing, recorded as a rebinder's is
+    (`bound_by_trusted`, by identity; `_p_rebinder_parts` still holds what it holds to the rule). In subprocess
+    isolation the library first loads while the snippet runs: `transformers.utils.logging`'s body sets
+    `logging.Logger.warning_once` (an `lru_cache` over its own function), read as the snippet's rebinding (round
+    thirty-four). Who bound it is told by the frame that ran, never by the name or the value's file."""
+    started: dict[Any, Any] = {}
+    for pair in _c_list_iter(list(_c_dict_items(body[2]))):
+        started[id(pair[1])] = pair[1]
+    before = body[3]
+    for key, entry in _c_list_iter(list(_c_dict_items(_p_trusted_pairs()))):
+        now = entry[2]
+        was = _c_dict_get(before, key)
+        if (was is not None and was[2] is now) or _c_dict_get(started, id(now)) is now:
+            continue
+        _S["bound_by_trusted"][key] = now
+        _S["rebinder_made"][id(now)] = now
 
 
 def _p_body_return(frame: Any, body: Any) -> None:
@@ -4564,6 +4624,7 @@ def _p_body_return(frame: Any, body: Any) -> None:
             tabled[id(value)] = value
             _p_held_tables(value, _c_OBJECT_DEPTH, seen, tables, _p_dict_version)
         _S["bodies"][id(space)] = (space, own)
+        _p_body_bound(body)
 
 
 def _p_follow_import(frame: Any) -> None:
