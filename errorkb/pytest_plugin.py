@@ -66,6 +66,7 @@ class _Session:
         self.targets = config.getoption("errorkb_target") or list(self.project.targets)
         self.devices = config.getoption("errorkb_device") or list(runtime_for(self.project.library.runtime).devices)
         self.records: list[CheckRecord] = []
+        self.dropped: list[str] = []  # what writing the report left out of it, to say (`report.dropped_said`)
         self.received_fingerprints: dict[str, str] = {}  # from xdist's workers, which ran the checks
         self._verifier: Verifier | None = None
 
@@ -92,7 +93,7 @@ class _Session:
         merged per record into the report already there, as `errorkb verify --report` merges (it
         replaced it: `-k one-entry --errorkb-report reports/latest.json` lost every other verdict);
         what went wrong, with where the records were saved instead, or None."""
-        from errorkb.results.report import new_report, update_standing, write_report
+        from errorkb.results.report import dropped_said, new_report, update_standing, write_report
         from errorkb.results.store import Refused
 
         path = self.config.getoption("errorkb_report")
@@ -101,9 +102,10 @@ class _Session:
         fresh = new_report(self.fingerprints, sorted(self.records, key=lambda record: record.id))
         known = self.loaded.ids()  # an entry that failed to load keeps its records until it is fixed
         try:
-            write_report(Path(path), fresh, lambda on_disk, run: update_standing(on_disk, run, known))
+            written = write_report(Path(path), fresh, lambda on_disk, run: update_standing(on_disk, run, known))
         except Refused as refused:
             return f"errorkb: --errorkb-report: {refused}"
+        self.dropped = dropped_said(written, self.project.rel(Path(path)))  # never silently, as `errorkb verify`
         return None
 
     def close(self) -> None:
@@ -123,6 +125,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 _RECORDS, _FINGERPRINTS, _HINTED = "errorkb_records", "errorkb_fingerprints", "errorkb_hints"
 _UNWRITTEN = pytest.StashKey[str]()
+_DROPPED = pytest.StashKey[list[str]]()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -142,6 +145,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         workeroutput[_FINGERPRINTS] = state.fingerprints
         return
     unwritten = state.write_report()
+    session.config.stash[_DROPPED] = state.dropped
+    if state.dropped and session.config.pluginmanager.get_plugin("terminalreporter") is None:
+        sys.stderr.write("".join(f"errorkb: {line}\n" for line in state.dropped))
     if unwritten is None:
         return
     session.config.stash[_UNWRITTEN] = unwritten
@@ -240,6 +246,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if unwritten:
         terminalreporter.section("errorkb: report not written", red=True)
         terminalreporter.write_line(unwritten)
+    dropped = config.stash.get(_DROPPED, [])
+    if dropped:
+        terminalreporter.section("errorkb: records dropped from the report")
+        for line in dropped:
+            terminalreporter.write_line(line)
     hints = config.stash.get(_HINTS, [])
     if hints:
         terminalreporter.section("errorkb: documented errors")

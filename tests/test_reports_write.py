@@ -711,3 +711,21 @@ def test_a_disk_that_fills_while_the_report_is_written_leaves_the_old_file_whole
     rescued = Path(re.search(r"results are in (\S+?\.json)", said).group(1))
     assert [record.entry for record in read_report(rescued).checks] == [IDS[0]]
     rescued.unlink()
+
+
+def test_the_pytest_plugin_says_the_records_of_a_removed_entry_it_dropped(project_root):
+    """`pytest --errorkb --errorkb-report X` over a standing report holding an entry the knowledge base no longer has:
+    the plugin's update of X dropped that entry's records without a word (`errorkb verify` says so: round
+    twenty-two); the run says which and where they still are, as the CLI does, and still passes."""
+    (project_root / "conftest.py").write_text(_FAKE_VERIFIER, encoding="utf-8")
+    target = project_root / "reports" / "latest.json"
+    target.parent.mkdir(exist_ok=True)
+    new_report({"bundled": "b"}, [fake_record(entry) for entry in [*IDS, "removed-since"]]).write(target)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--errorkb", "--errorkb-target",
+                          "bundled", "--errorkb-device", "cpu", "--errorkb-report", str(target)], cwd=project_root,
+                         capture_output=True, text=True, timeout=300)
+    said = run.stdout + run.stderr
+    assert run.returncode == 0, said[-3000:]
+    assert "records dropped from the report" in said and "(removed-since) dropped" in said, said[-3000:]
+    assert "git show HEAD:reports/latest.json" in said, said[-3000:]
+    assert "removed-since" not in {record.entry for record in read_report(target).checks}
