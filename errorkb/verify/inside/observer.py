@@ -4612,14 +4612,15 @@ def _p_follow_runtime_body(frame: Any) -> None:
     frame.f_trace = _S["trace"]
 
 
-def _p_runtime_binders(space: dict[str, Any]) -> None:
+def _p_runtime_binders(space: dict[str, Any], body: Any) -> None:
     """A followed body of Python's own library ended with no code of the snippet's run meanwhile, its thread alone
-    throughout: each partial a table holds anew (`_p_tables_written`) over a function of that very body (its globals
-    the body's namespace, which binds it now under its name: the function was made by this run of the body, so no
-    partial over it existed as the body began) is the runtime's own making, read as one made before the snippet ran
-    (`library_binders`, `_p_made_before`). In subprocess isolation `concurrent.futures.thread` first loads inside the
-    library's call; its body registers `partial(_python_exit)` in `threading._threading_atexits` (round thirty-five).
-    Told by identity (the function object, the namespace), never by a name or a file the snippet controls."""
+    throughout: each partial a table holds anew (`_p_tables_written`) over a function of that very body (its code one
+    of the body's code's constants, its globals the body's namespace, which binds it now under its name: made by this
+    run of the body, so no partial over it existed as the body began) is the runtime's own making, read as one made
+    before the snippet ran (`library_binders`, `_p_made_before`). In subprocess isolation `concurrent.futures.thread`
+    first loads inside the library's call; its body registers `partial(_python_exit)` in
+    `threading._threading_atexits` (round thirty-five). Told by identity (the code and function objects, the
+    namespace), never by a name or a file the snippet controls."""
     found: list[Any] = []
     _p_tables_written(found)
     made = _S["library_binders"]
@@ -4629,7 +4630,7 @@ def _p_runtime_binders(space: dict[str, Any]) -> None:
         function = _c_partial_parts[0](value)
         if type(function) is _c_FunctionType and _c_func_globals(function) is space \
                 and _c_dict_get(space, _c_func_name(function)) is function \
-                and not _p_untrusted_code(_c_func_code(function)):
+                and _p_in(_c_func_code(function), body.co_consts):
             made[id(value)] = value
 
 
@@ -4646,7 +4647,7 @@ def _p_body_return(frame: Any, body: Any) -> None:
     alone = len(_S["threads"]) == 1 and _c_get_ident() in _S["threads"] and _S["expected"] == 0
     if body[2] is None:  # the runtime's own body (`_p_follow_runtime_body`)
         if _S["snippet_calls"] == body[1] and alone and type(space) is dict:
-            _p_runtime_binders(space)
+            _p_runtime_binders(space, frame.f_code)
         return
     if _S["snippet_calls"] == body[1] and alone and type(space) is dict:
         started = body[2]  # what it held as its body started (seeded by the snippet, say): not the body's
