@@ -2842,6 +2842,9 @@ def _p_trace(ident: int, args: Any) -> None:
         elif code.co_name == "<module>" and _p_in_roots(code.co_filename, _S["target_roots"]) \
                 and type(frame.f_globals) is dict:
             _p_follow_body(frame)
+        elif code.co_name == "<module>" and _p_in_roots(code.co_filename, _S["stdlib_roots"]) \
+                and type(frame.f_globals) is dict:  # the runtime's own body (trusted code: `untrusted` is False)
+            _p_follow_runtime_body(frame)
         elif _p_class_maker(code):
             _p_follow_maker(ident, frame, code)
         elif _S["probe"] is not None and _p_in_roots(code.co_filename, _S["target_roots"]) and code.co_argcount:
@@ -4600,6 +4603,37 @@ def _p_body_bound(body: Any) -> None:
         _S["rebinder_made"][id(now)] = now
 
 
+def _p_follow_runtime_body(frame: Any) -> None:
+    """The body of a module of Python's own library starting while the snippet runs (round thirty-five): followed to
+    its end (`_p_body_return`) as a target body is, with no copy of its namespace (`body[2]` None): what it registers
+    of its own is told there (`_p_runtime_binders`)."""
+    _S["bodies_running"][id(frame)] = [frame, _S["snippet_calls"], None, None]
+    frame.f_trace_lines = False
+    frame.f_trace = _S["trace"]
+
+
+def _p_runtime_binders(space: dict[str, Any], body: Any) -> None:
+    """A followed body of Python's own library ended with no code of the snippet's run meanwhile, its thread alone
+    throughout: each partial a table holds anew (`_p_tables_written`) over a function of that very body (its code one
+    of the body's code's constants, its globals the body's namespace, which binds it now under its name: made by this
+    run of the body, so no partial over it existed as the body began) is the runtime's own making, read as one made
+    before the snippet ran (`library_binders`, `_p_made_before`). In subprocess isolation `concurrent.futures.thread`
+    first loads inside the library's call; its body registers `partial(_python_exit)` in
+    `threading._threading_atexits` (round thirty-five). Told by identity (the code and function objects, the
+    namespace), never by a name or a file the snippet controls."""
+    found: list[Any] = []
+    _p_tables_written(found)
+    made = _S["library_binders"]
+    for value in _c_list_iter(found):
+        if type(value) is not _c_partial:
+            continue
+        function = _c_partial_parts[0](value)
+        if type(function) is _c_FunctionType and _c_func_globals(function) is space \
+                and _c_dict_get(space, _c_func_name(function)) is function \
+                and _p_in(_c_func_code(function), body.co_consts):
+            made[id(value)] = value
+
+
 def _p_body_return(frame: Any, body: Any) -> None:
     """A followed module body ends: what its body bound (its namespace, but the names holding what they held as it
     started) is copied as the module's own, and the registries those values keep are taken as tables, by the rule a
@@ -4611,6 +4645,10 @@ def _p_body_return(frame: Any, body: Any) -> None:
     _S["graves"].append(_S["bodies_running"].pop(id(frame), None))
     space = frame.f_globals
     alone = len(_S["threads"]) == 1 and _c_get_ident() in _S["threads"] and _S["expected"] == 0
+    if body[2] is None:  # the runtime's own body (`_p_follow_runtime_body`)
+        if _S["snippet_calls"] == body[1] and alone and type(space) is dict:
+            _p_runtime_binders(space, frame.f_code)
+        return
     if _S["snippet_calls"] == body[1] and alone and type(space) is dict:
         started = body[2]  # what it held as its body started (seeded by the snippet, say): not the body's
         own = {pair[0]: pair[1] for pair in _c_list_iter(list(_c_dict_items(space)))
