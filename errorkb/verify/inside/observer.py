@@ -1380,10 +1380,10 @@ def _record_made_code(code: types.CodeType) -> None:
     """The code of a function that existed before the snippet ran, compiled at run time under a name that is no file
     (`<string>`: a named tuple's `__new__`, a dataclass's `__init__`), and the code it makes functions of: trusted code
     compiled it, whatever its name says (`_p_untrusted_code`). Code of a file is known by its file. So is the code a
-    `typing.ForwardRef` made then holds unrun (torch's `nn.Module` annotates `_modules` with `Optional['Module']`),
-    which `typing.get_type_hints` evaluates whenever the library asks: in subprocess isolation, transformers'
-    `PreTrainedModel.__init_subclass__` as `modeling_utils` first loads inside the snippet's call (round
-    thirty-four: 26 quantized-cache checks read it as the snippet's code run inside the call)."""
+    `typing.ForwardRef` made then holds unrun (a runtime's class annotating an attribute with a string), which
+    `typing.get_type_hints` evaluates whenever the library asks: in subprocess isolation, a library class's
+    `__init_subclass__` as its module first loads inside the snippet's call (round thirty-four; the real case is in
+    docs/threat-model.md)."""
     if not code.co_filename.startswith("<") or code.co_filename.startswith("<frozen "):
         return
     made = _COPIES["made_codes"]
@@ -4587,9 +4587,10 @@ def _p_body_bound(body: Any) -> None:
     nor as the body started, nor what the body's namespace held as it started (the snippet may have seeded it there),
     was bound by the body or by trusted code it called: the library's own doing, recorded as a rebinder's is
     (`bound_by_trusted`, by identity; `_p_rebinder_parts` still holds what it holds to the rule). In subprocess
-    isolation the library first loads while the snippet runs: `transformers.utils.logging`'s body sets
-    `logging.Logger.warning_once` (an `lru_cache` over its own function), read as the snippet's rebinding (round
-    thirty-four). Who bound it is told by the frame that ran, never by the name or the value's file."""
+    isolation the library first loads while the snippet runs: a library's logging module whose body sets a method of
+    `logging.Logger` (an `lru_cache` over its own function) was read as the snippet's rebinding (round thirty-four;
+    the real case is in docs/threat-model.md). Who bound it is told by the frame that ran, never by the name or the
+    value's file."""
     started: dict[Any, Any] = {}
     for pair in _c_list_iter(list(_c_dict_items(body[2]))):
         started[id(pair[1])] = pair[1]
