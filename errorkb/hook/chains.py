@@ -339,10 +339,17 @@ def loaded(finder: "Finder") -> None:
 
 
 def done(finder: "Finder", name: str, module: "Any") -> None:
+    """Chain on `module`, once its code ran; errorkb's own failures are swallowed (nothing chained). Round sixteen: a
+    Ctrl-C that lands here (or an exception a signal handler of the program's raises) is the program's import's, as
+    where it lands in the module's own code: it propagates (main swallowed any `BaseException`, and the import went
+    on), the import system drops the module, and the name is waited for again, for the next import to chain."""
     finder.waiting.discard(name)
     try:
         CHAINS[name](finder, module)
-    except BaseException:
+    except _BUILTINS[1]:
         pass
+    except BaseException:
+        finder.waiting.add(name)
+        raise
     if not finder.waiting and finder in sys.meta_path:
         sys.meta_path.remove(finder)
