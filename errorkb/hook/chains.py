@@ -201,7 +201,8 @@ def on_multiprocessing(finder: "Finder", module: "Any") -> None:
     `_bootstrap` runs, `traceback.print_exc` is one that notes the exception it prints when `_bootstrap` itself calls
     it (its caller's code, by identity), and prints it as ever; once `_bootstrap` returned (its streams flushed), the
     block follows what it printed. Wrapping the target instead would put a frame of errorkb's in the printed
-    traceback. A `SystemExit` is noted by no one (`_bootstrap` prints no traceback for it)."""
+    traceback. A `SystemExit` is noted by no one (`_bootstrap` prints no traceback for it). A Ctrl-C while errorkb
+    prepares (its `import traceback`) propagates: main swallowed it and ran the target all the same."""
     process = getattr(module, "BaseProcess", None)
     previous = getattr(process, "_bootstrap", None)
     ran = getattr(previous, "__code__", None)
@@ -211,7 +212,7 @@ def on_multiprocessing(finder: "Finder", module: "Any") -> None:
             with guard.inside():
                 import traceback
             print_exc = traceback.print_exc
-        except BaseException:
+        except _BUILTINS[1]:  # errorkb's own failure; a Ctrl-C here is the child's (round sixteen): it ends it
             return _previous(self, *args, **kwargs)
         printed: list[BaseException] = []
 
