@@ -473,15 +473,19 @@ def test_attacks_on_the_hook_under_every_interpreter_mode(envs, tmp_path, attack
     assert "errorkb" not in without.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook; traced in session 57): the "
-                                       "`__del__` runs in finalize_modules' garbage collection, after "
-                                       "finalize_clear_modules_dict emptied sys.modules (sys.meta_path None since "
-                                       "finalize_modules_delete_special); Python calls errorkb's hook, which prints "
-                                       "Python's report, then `_errorkb_call` loses the block at its first step: "
-                                       "sys.modules['_frozen_importlib'] raises KeyError (swallowed); past it the "
-                                       "guard's `PathFinder` and every import of the explainer (json, re, the "
-                                       "index...) find no import system to run ('sys.meta_path is None, Python is "
-                                       "likely shutting down'), and modules loaded earlier are out of sys.modules")
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook; traced in session 57, tried "
+                                       "in round sixteen): the `__del__` runs in finalize_modules' garbage "
+                                       "collection, after sys.modules was emptied, sys.meta_path set to None and "
+                                       "builtins reset to the start's copy (no `open`); the module objects only "
+                                       "sys.modules held are gone (os, io, abc, site, _signal...). Kept strongly "
+                                       "from atexit, they hold __main__'s globals past that collection and the "
+                                       "user's own __del__ then fails otherwise (\"'NoneType' object is not "
+                                       "callable\"); kept weakly, with the import system and `open` put back for "
+                                       "the hook, the explainer's import ran the dead modules (builtin and "
+                                       "extension ones too) again and the process died of SIGSEGV (status -11, "
+                                       "Python's 0); without running those again nothing imports (itertools, "
+                                       "_csv); loading the explainer and its index at every exit costs every "
+                                       "program 1.3 to 1.6 s (benchmarks/hook_teardown.py)")
 def test_known_limit_an_error_in_a_del_at_interpreter_teardown_is_named_too(envs, tmp_path):  # noqa: F811
     code = stub_library(tmp_path) + ENTRY_ERROR[0] + \
         _DEL_ERROR.format(body=ENTRY_ERROR[1]).replace("Holder()", "holder = Holder()")  # deleted at teardown

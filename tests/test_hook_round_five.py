@@ -261,14 +261,15 @@ def test_a_stderr_encoding_without_the_blocks_characters_escapes_them(envs, tmp_
     assert compare(with_hook, without).startswith("\nerrorkb: a documented error \\u2014 "), with_hook.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook; traced in session 57): the task "
-                                       "held by a module's global is collected in finalize_modules' garbage "
-                                       "collection, after sys.modules was emptied and sys.meta_path set to None; its "
-                                       "`__del__` calls errorkb's `default_exception_handler`, asyncio's report is "
-                                       "printed, then `chains._explain` loses the block in `guard.package` "
-                                       "(`_package_origin`: sys.modules['_frozen_importlib_external'] raises "
-                                       "KeyError, swallowed): the class of tests/test_hook_hostile.py's teardown "
-                                       "limit, the same missing import system")
+@pytest.mark.xfail(strict=True, reason="known limit (docs/contributing.md, the hook; traced in session 57, tried in "
+                                       "round sixteen): the task held by a module's global is collected in "
+                                       "finalize_modules' garbage collection, after sys.modules was emptied and "
+                                       "sys.meta_path set to None; its `__del__` calls errorkb's "
+                                       "`default_exception_handler`, asyncio's report is printed, then "
+                                       "`chains._explain` loses the block in `guard.package` (`_package_origin`: "
+                                       "sys.modules['_frozen_importlib_external'], KeyError, swallowed): "
+                                       "tests/test_hook_hostile.py's teardown limit, whose reason says why keeping "
+                                       "the modules (strongly or weakly) or loading the explainer before is no way")
 def test_known_limit_a_tasks_unretrieved_error_reported_at_teardown_is_named(envs, tmp_path):  # noqa: F811
     code = stub_library(tmp_path) + KEY_CACHE[0] + (
         "import asyncio\nasync def fail():\n    " + KEY_CACHE[1] + "\nasync def main():\n    global task\n"

@@ -201,7 +201,8 @@ def on_multiprocessing(finder: "Finder", module: "Any") -> None:
     `_bootstrap` runs, `traceback.print_exc` is one that notes the exception it prints when `_bootstrap` itself calls
     it (its caller's code, by identity), and prints it as ever; once `_bootstrap` returned (its streams flushed), the
     block follows what it printed. Wrapping the target instead would put a frame of errorkb's in the printed
-    traceback. A `SystemExit` is noted by no one (`_bootstrap` prints no traceback for it)."""
+    traceback. A `SystemExit` is noted by no one (`_bootstrap` prints no traceback for it). A Ctrl-C while errorkb
+    prepares (its `import traceback`) propagates: main swallowed it and ran the target all the same."""
     process = getattr(module, "BaseProcess", None)
     previous = getattr(process, "_bootstrap", None)
     ran = getattr(previous, "__code__", None)
@@ -211,7 +212,7 @@ def on_multiprocessing(finder: "Finder", module: "Any") -> None:
             with guard.inside():
                 import traceback
             print_exc = traceback.print_exc
-        except BaseException:
+        except _BUILTINS[1]:  # errorkb's own failure; a Ctrl-C here is the child's (round sixteen): it ends it
             return _previous(self, *args, **kwargs)
         printed: list[BaseException] = []
 
@@ -339,10 +340,17 @@ def loaded(finder: "Finder") -> None:
 
 
 def done(finder: "Finder", name: str, module: "Any") -> None:
+    """Chain on `module`, once its code ran; errorkb's own failures are swallowed (nothing chained). Round sixteen: a
+    Ctrl-C that lands here (or an exception a signal handler of the program's raises) is the program's import's, as
+    where it lands in the module's own code: it propagates (main swallowed any `BaseException`, and the import went
+    on), the import system drops the module, and the name is waited for again, for the next import to chain."""
     finder.waiting.discard(name)
     try:
         CHAINS[name](finder, module)
-    except BaseException:
+    except _BUILTINS[1]:
         pass
+    except BaseException:
+        finder.waiting.add(name)
+        raise
     if not finder.waiting and finder in sys.meta_path:
         sys.meta_path.remove(finder)
