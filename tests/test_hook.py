@@ -67,8 +67,8 @@ def envs(tmp_path_factory):
 
 
 def run(python: Path, code: str, cwd: Path) -> subprocess.CompletedProcess:
-    """`code` run by `python` as `cwd/script.py`, with SIGINT as at a terminal (`tests.hookrun.sigint_parent`)."""
-    from tests.hookrun import sigint_parent  # hookrun imports this module
+    """`code` run by `python` as `cwd/script.py`, with SIGINT as at a terminal (`tests.processes.sigint_parent`)."""
+    from tests.processes import sigint_parent
 
     script = cwd / "script.py"
     script.write_text(textwrap.dedent(code), encoding="utf-8")

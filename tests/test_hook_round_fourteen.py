@@ -160,18 +160,19 @@ def test_a_ctrl_c_while_the_block_follows_asyncios_report_reaches_the_program(en
 @pytest.mark.parametrize("suite", ["takes-sigint", "ignores-sigint"])
 def test_the_runners_programs_take_sigint_as_at_a_terminal_whatever_the_suite_inherited(envs, tmp_path,  # noqa: F811
                                                                                         monkeypatch, suite, parent):
-    """`hookrun.both` (and `tests.test_hook.run`) starts each program with SIGINT as a terminal gives it (Python's KeyboardInterrupt), also where
+    """`hookrun.both` (and `tests.test_hook.run`, through `tests.processes.sigint_parent`) starts each program with
+    SIGINT as a terminal gives it (Python's KeyboardInterrupt), also where
     this process ignores it (a suite started in the background: session 60's CI), so that no hook test hangs on how
     the suite was started; `sigint_ignored=True` is the one way to run a program that inherits it ignored. Main's
     runner passed the suite's ignore on to every program. Through GNU env where it sets signals, else an interpreter
     (both tried here)."""
     import signal
 
-    from tests import hookrun
+    from tests import processes
 
     if parent == "python":
-        monkeypatch.setattr(hookrun, "_ENV", None)
-    elif hookrun._ENV is None:
+        monkeypatch.setattr(processes, "_ENV", None)
+    elif processes._ENV is None:
         pytest.skip("no GNU env (coreutils 8.31 on) here: the interpreter stands in, tried by the other case")
 
     code = "import signal\nprint(signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n"

@@ -37,7 +37,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.hookrun import sigint_parent
 from tests.lean import (
     TOOLS as TOOLS,  # re-exported, as UNUSED_BACKENDS and without_tools: test_adversarial reads them here
 )
@@ -45,6 +44,7 @@ from tests.lean import UNUSED_BACKENDS as UNUSED_BACKENDS
 from tests.lean import lean_environment
 from tests.lean import site_packages as _site_packages
 from tests.lean import without_tools as without_tools
+from tests.processes import sigint_parent
 
 ADVERSARIAL = Path(__file__).resolve().parent.parent / "fixtures" / "adversarial_kb"
 BROKEN = Path(__file__).resolve().parent.parent / "fixtures" / "broken_kb"
