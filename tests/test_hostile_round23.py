@@ -284,3 +284,18 @@ def test_a_site_address_in_mkdocs_yml_with_a_control_character_is_never_printed(
     assert load_project(tmp_path).site_url is None
     (tmp_path / "mkdocs.yml").write_text("site_name: kb\nsite_url: https://example.org/kb/\n", encoding="utf-8")
     assert load_project(tmp_path).site_url == "https://example.org/kb/"
+
+
+@pytest.mark.parametrize("reason", ["\\u001b[2J cleared", "a \\u202e reversed reason", "x" * 2001],
+                         ids=["escape", "right-to-left", "huge"])
+def test_a_coverage_exemptions_reason_is_text_as_an_entrys_is(tmp_path, reason):
+    """`[[tool.errorkb.coverage.exempt]] reason` is shown on the coverage page beside the entries' text, which may
+    hold no control or direction character: the settings' text is held to the same rule (`prose.unprintable`)."""
+    make_project(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + f'\n[[tool.errorkb.coverage.exempt]]\nline = 7\n'
+                         f'reason = "{reason}"\n', encoding="utf-8")
+    with pytest.raises(ProblemsFound) as raised:
+        load_project(tmp_path)
+    said = str(raised.value.problems[0])
+    assert "coverage.exempt" in said and "\x1b" not in said and "\u202e" not in said, said

@@ -22,7 +22,6 @@ Standard library only: the verifier's light paths and the rehearsal's child impo
 from __future__ import annotations
 
 import errno
-import hashlib
 import importlib.machinery
 import os
 import stat
@@ -148,6 +147,8 @@ def read_regular(path: str | os.PathLike[str]) -> bytes:
 def file_digest(path: str | os.PathLike[str]) -> str:
     """The sha256 of a regular file's bytes, read in pieces (memory bounded whatever its size); what else it is,
     said instead: "no regular file", "unreadable: <errno>" (a result keyed on it is then keyed on that)."""
+    import hashlib  # (here: the hook reads its index with `read_bounded`, loading only what its guard names)
+
     try:
         with open_regular(path) as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest()
@@ -160,6 +161,8 @@ def file_digest(path: str | os.PathLike[str]) -> str:
 def digest(files: Iterable[tuple[str, bytes]], seed: str = "") -> str:
     """The sha256 of `files` ((name, bytes) pairs), in the order of their names, each name and each file's bytes
     prefixed by its length, after `seed` (what else the result depends on)."""
+    import hashlib  # (see `file_digest`)
+
     encoded = seed.encode("utf-8", "surrogatepass")
     hashed = hashlib.sha256(len(encoded).to_bytes(8, "big") + encoded)
     for name, data in sorted(files, key=lambda pair: pair[0]):

@@ -33,6 +33,7 @@ from errorkb.core.entry import MAX_LINE, SourceLinks
 from errorkb.core.filebytes import SETTINGS_BYTES, open_regular, read_bounded, said
 from errorkb.core.nesting import depth_of, line_past
 from errorkb.core.problems import Problem, ProblemsFound, display_path
+from errorkb.core.prose import unprintable
 from errorkb.core.releases import ReleaseRange, contains, final_release
 from errorkb.core.tags import check_format
 
@@ -195,7 +196,18 @@ class LibraryProfile(_Strict):
 class Exemption(_Strict):
     path: RepoPath | None = Field(default=None, description="Followed file of the raise (default: the first).")
     line: int = Field(gt=0, le=MAX_LINE, description="Line of the raise statement in that file at the pinned release.")
-    reason: str = Field(min_length=1, description="Why the raise site needs no entry (shown on the coverage page).")
+    reason: str = Field(min_length=1, max_length=2_000,
+                        description="Why the raise site needs no entry (shown on the coverage page).")
+
+    @field_validator("reason")
+    @classmethod
+    def _printable(cls, value: str) -> str:
+        """The coverage page shows it as an entry's text is shown: a control or direction character is refused as
+        an entry's is (`prose.unprintable`, the one rule)."""
+        wrong = unprintable(value, one_line=True)
+        if wrong:
+            raise ValueError(wrong)
+        return value
 
 
 class CoverageSettings(_Strict):
