@@ -204,6 +204,11 @@ HOSTILE_SETTINGS = [
     ("extra:\n  social:\n    - icon: x\n      link: ' JavaScript:alert(1)'\n", "extra", "a javascript: address"),
     ("extra:\n  social:\n    - link: 'data:text/html,<script>alert(1)</script>'\n", "extra", "markup included"),
     ("extra:\n  homepage: 'data:text/html;base64,PHNjcmlwdD4='\n", "extra", "a data: address"),
+    ("repo_url: https://x.org/o/n\nedit_uri: '\"><script>alert(1)</script>'\n", "edit_uri", "markup included"),
+    ("extra_javascript:\n  - https://evil.example/track.js\n", "extra_javascript", "loaded from elsewhere"),
+    ("extra_javascript:\n  - path: //evil.example/track.js\n    type: module\n", "extra_javascript",
+     "loaded from elsewhere"),
+    ("extra_css:\n  - 'data:text/css,body{}'\n", "extra_css", "loaded from elsewhere"),
 ]
 
 
@@ -238,7 +243,9 @@ def test_settings_a_site_writes_still_read(tmp_path):
                       "repo_url: https://github.com/owner/name\nsite_description: Errors, and what fixes them.\n"
                       "nav:\n  - Home: index.md\n  - Upstream: https://github.com/owner/name\n"
                       "  - Mail: mailto:kb@example.org\nextra:\n  social:\n    - icon: fontawesome/brands/github\n"
-                      "      link: https://github.com/owner\n  generator: false\n", encoding="utf-8")
+                      "      link: https://github.com/owner\n  generator: false\nedit_uri: edit/main/docs/\n"
+                      "extra_css:\n  - styles/site.css\nextra_javascript:\n  - path: js/site.js\n    type: module\n",
+                      encoding="utf-8")
     markdown_settings(config)
     assert read(config).site_name == "Q&A of the cache"
 

@@ -75,7 +75,10 @@ def read(config_file: Path) -> MkDocsConfig:
 # http(s) address, never markup, a script address, a control character or a page's worth of text.
 URL_SETTINGS = ("site_url", "repo_url")
 TEXT_SETTINGS = ("site_name", "repo_name", "site_description", "site_author")
-TREE_SETTINGS = ("nav", "extra")
+TREE_SETTINGS = ("nav", "extra", "edit_uri", "edit_uri_template")  # (an edit link is `repo_url` + `edit_uri`)
+# Scripts and style sheets every page loads: files of the site only. The site is offline and private (readers'
+# browsers talk to nobody but the site): one from elsewhere runs a stranger's code on every page.
+ASSET_SETTINGS = ("extra_javascript", "extra_css")
 MAX_TEXT = 2_000  # characters of one text setting: a name, a title, a sentence or two
 _MARKUP = re.compile(r"[<>\"]")
 _SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.-]*):")
@@ -83,9 +86,10 @@ _SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.-]*):")
 
 def refused(config: Any, config_file: Path) -> list[str]:
     """What of the settings MkDocs' theme publishes unescaped (`URL_SETTINGS`, `TEXT_SETTINGS`, every title,
-    address and text of `TREE_SETTINGS`) could put markup or a script on the pages: `FILE:LINE: key: what; what to
-    do` for each. `config`: the settings as read (a mapping; MkDocs' own config or `read`'s). Read by `read`
-    (`errorkb check`, `errorkb render --out`) and by the plugin before a build writes a page."""
+    address and text of `TREE_SETTINGS`) could put markup or a script on the pages, and every script or style sheet
+    from elsewhere (`ASSET_SETTINGS`): `FILE:LINE: key: what; what to do` for each. `config`: the settings as read
+    (a mapping; MkDocs' own config or `read`'s). Read by `read` (`errorkb check`, `errorkb render --out`) and by the
+    plugin before a build writes a page."""
     from errorkb.core.project import URL_TEXT
 
     found: list[str] = []
@@ -105,6 +109,13 @@ def refused(config: Any, config_file: Path) -> list[str]:
             wrong = _text_wrong(value)
             if wrong:
                 say(key, wrong)
+    for key in ASSET_SETTINGS:
+        for item in config.get(key) or []:
+            value = str(getattr(item, "path", item))  # (MkDocs' value of a script: its path, with attributes)
+            if _SCHEME.match(value) or value.lstrip().startswith(("//", "\\")):
+                say(key, f"{_shown(value)} is loaded from elsewhere by every page: the site is offline, and loads "
+                         "files of its own only; put the file in docs/ and name it by its path there")
+                break
     for key in TREE_SETTINGS:
         for value in _strings(config.get(key)):
             wrong = _text_wrong(value) or _link_wrong(value)
