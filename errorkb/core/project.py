@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from errorkb.core.entry import MAX_LINE, SourceLinks
-from errorkb.core.filebytes import SETTINGS_BYTES, open_regular, read_bounded, said
+from errorkb.core.filebytes import SETTINGS_BYTES, read_bounded, said
 from errorkb.core.nesting import depth_of, line_past
 from errorkb.core.problems import Problem, ProblemsFound, display_path
 from errorkb.core.prose import unprintable
@@ -401,13 +401,11 @@ def mkdocs_site_url(path: Path) -> str | None:
     """`site_url` of an mkdocs.yml, or None (no file, no such line, or not an http(s) address). The key's last
     line at the top level, as YAML (MkDocs) reads a key given twice: the first one linked every address errorkb
     printed to a site MkDocs no longer publishes."""
-    try:  # (never blocks on a FIFO, never reads a file outside the repository: `filebytes`)
-        with open_regular(path) as file:  # the first 100,000 bytes, never the whole of a huge file
-            if not os.path.realpath(path).startswith(os.path.realpath(path.parent) + os.sep):
-                return None
-            lines = _SITE_URL_KEY.findall(file.read(100_000).decode("utf-8-sig", errors="replace"))
-    except OSError:
+    try:  # never blocks on a FIFO, never reads a file outside the repository nor a huge one whole (`filebytes`)
+        text = read_bounded(path, SETTINGS_BYTES, inside=path.parent).decode("utf-8-sig", errors="replace")
+    except OSError:  # (`errorkb check` says what it is: `errorkb.site.settings`)
         return None
+    lines = _SITE_URL_KEY.findall(text)
     found = _SITE_URL_VALUE.fullmatch(lines[-1]) if lines else None
     return found.group(1) if found else None
 
