@@ -49,6 +49,7 @@ from pydantic_core import ErrorDetails
 from errorkb.core import snippets as snippet_files
 from errorkb.core.encoding import other_encoding
 from errorkb.core.entry import Entry, library_folder
+from errorkb.core.filebytes import NotRegular, TooLarge, read_bounded, said
 from errorkb.core.lint import STANDARD, helpers
 from errorkb.core.message import MessageTemplate, TemplateSyntaxError, is_degenerate
 from errorkb.core.problems import Problem
@@ -212,21 +213,14 @@ def load_project_entries(project: Project, reserved_ids: Collection[str] = (),
 
 def load_entry_file(path: Path, project: Project) -> tuple[LoadedEntry | None, list[Problem]]:
     where = project.rel(path)
-    not_regular = [Problem(where, 1, 1, "not a regular file; an entry must be a plain YAML file")]
-    try:
-        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO or device would block or never end: never opened
-            return None, not_regular
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # swapped for a FIFO since the stat: no block
-        with os.fdopen(descriptor, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                return None, not_regular
-            data = handle.read(MAX_FILE_BYTES + 1)
-        if max(info.st_size, len(data)) > MAX_FILE_BYTES:  # (or it grew past the limit while it was read)
-            return None, [Problem(where, 1, 1, f"entry file is {max(info.st_size, len(data)):,} bytes; "
-                                               f"the limit is {MAX_FILE_BYTES:,}")]
+    try:  # the one reader of a knowledge base's files: a FIFO or a device would block or never end, never opened
+        data = read_bounded(path, MAX_FILE_BYTES)
+    except (NotRegular, IsADirectoryError):
+        return None, [Problem(where, 1, 1, "not a regular file; an entry must be a plain YAML file")]
+    except TooLarge as error:  # (or it grew past the limit while it was read)
+        return None, [Problem(where, 1, 1, f"entry file is {error.size:,} bytes; the limit is {MAX_FILE_BYTES:,}")]
     except OSError as error:
-        return None, [Problem(where, 1, 1, f"cannot read entry: {error.strerror or error}")]
+        return None, [Problem(where, 1, 1, f"cannot read entry: {said(error)}")]
     other = other_encoding(data)
     if other:
         return None, [Problem(where, 1, 1, f"{other}; save it as UTF-8")]

@@ -60,9 +60,10 @@ class ProblemsFound(Exception):
 def display_path(path: Path, root: Path) -> str:
     """Paths relative to the project root when inside it, so messages are short and clickable. A
     path that cannot be resolved (a symlink loop) is named as written: a problem about such a
-    file must still be reported, never become a traceback."""
+    file must still be reported, never become a traceback. The file itself is named, never what it links to (a
+    problem with a link, dangling or leading out, named the file it pointed at)."""
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return (path.parent.resolve() / path.name).relative_to(root.resolve()).as_posix()
     except ValueError:
         return str(path)
     except (OSError, RuntimeError):  # RuntimeError: Python < 3.13's resolve() on a loop

@@ -10,6 +10,7 @@ folders and modules from it and names no library of its own.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -29,8 +30,10 @@ from pydantic import (
 )
 
 from errorkb.core.entry import MAX_LINE, SourceLinks
+from errorkb.core.filebytes import SETTINGS_BYTES, read_bounded, said
 from errorkb.core.nesting import depth_of, line_past
 from errorkb.core.problems import Problem, ProblemsFound, display_path
+from errorkb.core.prose import unprintable
 from errorkb.core.releases import ReleaseRange, contains, final_release
 from errorkb.core.tags import check_format
 
@@ -42,6 +45,11 @@ BUNDLED: Literal["bundled"] = "bundled"
 UPSTREAM: Literal["upstream"] = "upstream"
 TARGETS: tuple[Target, ...] = (BUNDLED, UPSTREAM)
 
+# What an address the tool prints and publishes may hold: printable ASCII but for blanks, quotes and angle brackets
+# (a host in punycode, the rest percent-encoded), at most 2,000 characters. A control character (an escape sequence
+# rewrote the terminal the CLI and the hook print the address to), a quote or a bracket (the attribute it is written
+# into ends there) is never part of one. The one rule of `site_url` (both places it is set) and `source_url`.
+URL_TEXT = r"[!#-&(-;=?-~]{1,2000}"
 ImportName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")]
 Release = Annotated[str, StringConstraints(pattern=r"^\d+(\.\d+)*([a-z]+\d*)?$")]
 # A distribution's name as PEP 508 has it: what a package index and pip accept, and all a page, a README or a
@@ -99,7 +107,7 @@ class LibraryProfile(_Strict):
         "'v{release}' (tags named v1.2.0), '{release}' (tags named 1.2.0); or formed from its numbers, "
         "`{major}`, `{minor}` and `{micro}` (protobuf's Python 7.36.2 is tagged v36.2: 'v{minor}.{micro}'). "
         "Source links without a pinned commit point at it.")
-    source_url: Annotated[str, StringConstraints(pattern=r"^https://[^\s\"'<>]+$")] = Field(
+    source_url: Annotated[str, StringConstraints(pattern=rf"^https://{URL_TEXT}$")] = Field(
         default="https://github.com/{repository}/blob/{revision}/{path}#L{line}",
         description="A link to a line of a file of the repository at a revision (a commit or a tag), from "
         "`{repository}`, `{revision}`, `{path}` and `{line}`; GitLab: "
@@ -188,7 +196,18 @@ class LibraryProfile(_Strict):
 class Exemption(_Strict):
     path: RepoPath | None = Field(default=None, description="Followed file of the raise (default: the first).")
     line: int = Field(gt=0, le=MAX_LINE, description="Line of the raise statement in that file at the pinned release.")
-    reason: str = Field(min_length=1, description="Why the raise site needs no entry (shown on the coverage page).")
+    reason: str = Field(min_length=1, max_length=2_000,
+                        description="Why the raise site needs no entry (shown on the coverage page).")
+
+    @field_validator("reason")
+    @classmethod
+    def _printable(cls, value: str) -> str:
+        """The coverage page shows it as an entry's text is shown: a control or direction character is refused as
+        an entry's is (`prose.unprintable`, the one rule)."""
+        wrong = unprintable(value, one_line=True)
+        if wrong:
+            raise ValueError(wrong)
+        return value
 
 
 class CoverageSettings(_Strict):
@@ -224,7 +243,7 @@ class MatrixSettings(_Strict):
 
 
 class Settings(_Strict):
-    site_url: Annotated[str, StringConstraints(pattern=r"^https?://[^\s\"'<>]+$")] | None = Field(
+    site_url: Annotated[str, StringConstraints(pattern=rf"^https?://{URL_TEXT}$")] | None = Field(
         default=None, description="Where the site is published (default: mkdocs.yml's `site_url`); the CLI and the "
                                   "hook print entry addresses under it.")
     entries: str = Field(default="docs/errors", description="Folder of the entries: `<entries>/<library>/<id>.yml`.")
@@ -375,18 +394,18 @@ def dotted(path: PurePosixPath) -> str:
 
 
 _SITE_URL_KEY = re.compile(r"^site_url:(.*)$", re.MULTILINE)
-_SITE_URL_VALUE = re.compile(r"[ \t]*['\"]?(https?://[^\s'\"<>]+)['\"]?[ \t]*(?:#.*)?")
+_SITE_URL_VALUE = re.compile(rf"[ \t]*['\"]?(https?://{URL_TEXT})['\"]?[ \t]*(?:#.*)?")
 
 
 def mkdocs_site_url(path: Path) -> str | None:
     """`site_url` of an mkdocs.yml, or None (no file, no such line, or not an http(s) address). The key's last
     line at the top level, as YAML (MkDocs) reads a key given twice: the first one linked every address errorkb
     printed to a site MkDocs no longer publishes."""
-    try:
-        with path.open(encoding="utf-8") as file:  # the first 100,000 characters, never the whole of a huge file
-            lines = _SITE_URL_KEY.findall(file.read(100_000))
-    except (OSError, UnicodeDecodeError):
+    try:  # never blocks on a FIFO, never reads a file outside the repository nor a huge one whole (`filebytes`)
+        text = read_bounded(path, SETTINGS_BYTES, inside=path.parent).decode("utf-8-sig", errors="replace")
+    except OSError:  # (`errorkb check` says what it is: `errorkb.site.settings`)
         return None
+    lines = _SITE_URL_KEY.findall(text)
     found = _SITE_URL_VALUE.fullmatch(lines[-1]) if lines else None
     return found.group(1) if found else None
 
@@ -406,8 +425,12 @@ def leads_out(relative: str) -> bool:
 
 
 def _read_settings_text(pyproject: Path, where: str) -> str:
-    """pyproject.toml's text; a located problem when it is not UTF-8 (as an entry's would be)."""
-    data = pyproject.read_bytes()
+    """pyproject.toml's text (`filebytes.read_bounded`: a FIFO never blocks, a link out of the repository is never
+    read: a TOML error quoted its text); a located problem when it cannot be read, or is not UTF-8."""
+    try:
+        data = read_bounded(pyproject, SETTINGS_BYTES, inside=pyproject.parent)
+    except OSError as error:
+        raise ProblemsFound([Problem(where, 1, 1, said(error))]) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -440,8 +463,8 @@ def _folders_leading_out(settings: Settings, root: Path, where: str, text: str) 
 def find_root(start: Path | None = None) -> Path:
     """The nearest folder at or above `start` with a pyproject.toml or mkdocs.yml."""
     here = (start or Path.cwd()).resolve()
-    for folder in [here, *here.parents]:
-        if (folder / "pyproject.toml").is_file() or (folder / "mkdocs.yml").is_file():
+    for folder in [here, *here.parents]:  # a FIFO or a folder of that name is there too: what it is is said later
+        if os.path.lexists(folder / "pyproject.toml") or os.path.lexists(folder / "mkdocs.yml"):
             return folder
     return here
 
@@ -454,7 +477,7 @@ def load_project(root: Path | None = None) -> Project:
     pyproject = root / "pyproject.toml"
     where = display_path(pyproject, root)
     raw: dict[str, Any] = {}
-    if pyproject.is_file():
+    if os.path.lexists(pyproject):  # a FIFO, a folder or a dangling link is no absent file: reading it says what it is
         text = _read_settings_text(pyproject, where)
         try:
             raw = tomllib.loads(text).get("tool", {}).get("errorkb", {})

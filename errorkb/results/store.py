@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import fcntl
 import json
 import math
@@ -31,11 +32,13 @@ import stat
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
+from errorkb.core import filebytes
 from errorkb.core.encoding import other_encoding
 from errorkb.core.nesting import depth_of, line_past
 from errorkb.core.problems import quoted
@@ -60,16 +63,51 @@ class Refused(Exception):
         self.rescued = rescued
 
 
+# Seconds a writer waits for another's lock. A merge holds it for a second or two; a writer that holds it longer is
+# stopped (Ctrl-Z in another terminal, a debugger): waiting on it, the run that had finished its checks hung for ever
+# without a word, and, its Ctrl-C held until the write was done (`held`), could not be interrupted either.
+LOCK_WAIT = 300.0
+
+
+class LockHeld(OSError):
+    """Another process held the folder's lock for all of `LOCK_WAIT`: nothing was written (the run's data is
+    rescued, `update`)."""
+
+
 @contextlib.contextmanager
 def locked(folder: Path) -> Iterator[None]:
-    """Hold the exclusive lock of `folder` (created if needed); released when the process dies."""
+    """Hold the exclusive lock of `folder` (created if needed); released when the process dies (a writer that dies
+    holding it never stops the next). Waited for at most `LOCK_WAIT` seconds, said once when it is held (LockHeld)."""
     folder.mkdir(parents=True, exist_ok=True)
     descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        _lock(descriptor, folder)
         yield
     finally:
         os.close(descriptor)  # closing releases the lock
+
+
+def _lock(descriptor: int, folder: Path) -> None:
+    """The exclusive lock of the open `folder`, waited for as `locked` says."""
+    deadline, pause = time.monotonic() + LOCK_WAIT, 0.01
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"errorkb: waiting for another process writing into {folder} (it holds the folder's "
+                             f"lock; at most {LOCK_WAIT:.0f} s)\n")
+            sys.stderr.flush()
+    while True:
+        time.sleep(min(pause, max(deadline - time.monotonic(), 0)))
+        pause = min(pause * 2, 0.5)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise LockHeld(errno.EWOULDBLOCK, f"another process has held its folder's lock for {LOCK_WAIT:.0f} s "
+                                                  "(a writer stopped mid-write: Ctrl-Z, a debugger?)") from None
 
 
 HELD = (signal.SIGINT, signal.SIGTERM)
@@ -134,30 +172,23 @@ def read_regular(path: Path) -> str | None:
     and is looked for again once the file is open (one swapped in after the stat); a file past the
     limit is never read whole (a pull request's 4 GB file took the memory); a link to a file outside
     the folder is refused (the pages quote reports: nothing from outside the repository)."""
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise Unreadable(f"{path}: {error.strerror}") from None
-    if not stat.S_ISREG(mode):
-        raise Unreadable(f"{path}: not a regular file")
-    if not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(path.parent)):
-        raise Unreadable(f"{path}: a link that leads out of its folder; put the file itself there")
     if leads_out(path.parent):
         raise Unreadable(f"{path.parent}: {LEADS_OUT}")
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        with os.fdopen(descriptor, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise Unreadable(f"{path}: not a regular file")
-            # past the limit: not read at; grown past it since its size was taken: read one byte past, no more
-            data = handle.read(MAX_BYTES + 1) if info.st_size <= MAX_BYTES else b""
+    try:  # the one reader of a knowledge base's files (`filebytes.read_bounded`), in this module's words
+        data = filebytes.read_bounded(path, MAX_BYTES, inside=path.parent)
+    except FileNotFoundError:
+        return None
+    except filebytes.NotRegular as error:
+        raise Unreadable(f"{path}: not a regular file ({error.what})") from None
+    except IsADirectoryError:
+        raise Unreadable(f"{path}: not a regular file (a folder)") from None
+    except filebytes.LeadsOut:
+        raise Unreadable(f"{path}: a link that leads out of its folder; put the file itself there") from None
+    except filebytes.TooLarge:
+        raise Unreadable(f"{path}: more than {MAX_BYTES:,} bytes, more than errorkb writes; restore it or move it "
+                         "away") from None
     except OSError as error:
         raise Unreadable(f"{path}: {error.strerror or error}") from None
-    if max(info.st_size, len(data)) > MAX_BYTES:
-        raise Unreadable(f"{path}: more than {MAX_BYTES:,} bytes, more than errorkb writes; restore it or move it away")
     other = other_encoding(data)
     if other:
         raise Unreadable(f"{path}: {other}; save it as UTF-8")
@@ -441,6 +472,9 @@ def update(path: Path, read: Callable[[Path], Data | None], combine: Callable[[D
 
 def _unwritable(path: Path, data: str, error: OSError) -> NoReturn:
     """Raise `Refused` for a `path` whose folder cannot be written (`error`), this run's `data` saved elsewhere."""
+    if isinstance(error, LockHeld):
+        _refuse(path, data, f"{path}: cannot be written ({error.strerror}); left as it was",
+                "end or resume that process (`jobs`, `fg`)")
     blocking = _not_a_folder(path.parent)
     if blocking is not None:  # mkdir said "File exists", which names neither the file nor what to do
         _refuse(path, data, f"{path}: cannot be written ({blocking} is a file, not a folder)", f"move {blocking} away")
@@ -473,5 +507,5 @@ def _refuse(path: Path, data: str, what: str, recover: str, beside: bool = True)
                   f"{path} {rescued}", rescued) from None
 
 
-__all__ = ["LEADS_OUT", "Refused", "Unreadable", "leads_out", "leftovers", "locked", "parse_json", "read_regular",
-           "replace", "rescue", "rescue_path", "update", "written_through"]
+__all__ = ["LEADS_OUT", "LOCK_WAIT", "LockHeld", "Refused", "Unreadable", "leads_out", "leftovers", "locked",
+           "parse_json", "read_regular", "replace", "rescue", "rescue_path", "update", "written_through"]

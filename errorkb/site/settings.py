@@ -27,18 +27,20 @@ import re
 import site
 import sys
 import sysconfig
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+
+from errorkb.core.filebytes import SETTINGS_BYTES
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
 
 # What changes a build, never the Markdown settings nor the edit links: left out, never loaded.
 NOT_READ = ("hooks", "plugins")
-MAX_BYTES = 1 << 20  # a site's settings are a few kilobytes: a larger file is no mkdocs.yml
+MAX_BYTES = SETTINGS_BYTES  # a site's settings are a few kilobytes: a larger file is no mkdocs.yml
 MAX_VALUES = 100_000  # values the settings hold, each alias counted as what it names (`_bounded`)
 
 
@@ -62,7 +64,108 @@ def read(config_file: Path) -> MkDocsConfig:
     if errors:
         raise SettingsError("; ".join(f"{config_file.name}:{_line_of(config_file, name)}: {name}: {error}"
                                       for name, error in errors))
+    published = refused(config, config_file)
+    if published:
+        raise SettingsError("; ".join(published))
     return config
+
+
+# The settings MkDocs and its theme write into every page as they are, unescaped (MkDocs' Jinja does not escape, and
+# errorkb's own `overrides/partials/source.html` writes `repo_url` into an attribute): each is plain text or an
+# http(s) address, never markup, a script address, a control character or a page's worth of text.
+URL_SETTINGS = ("site_url", "repo_url")
+TEXT_SETTINGS = ("site_name", "repo_name", "site_description", "site_author")
+TREE_SETTINGS = ("nav", "extra", "edit_uri", "edit_uri_template")  # (an edit link is `repo_url` + `edit_uri`)
+# Scripts and style sheets every page loads: files of the site only. The site is offline and private (readers'
+# browsers talk to nobody but the site): one from elsewhere runs a stranger's code on every page.
+ASSET_SETTINGS = ("extra_javascript", "extra_css")
+MAX_TEXT = 2_000  # characters of one text setting: a name, a title, a sentence or two
+_MARKUP = re.compile(r"[<>\"]")
+_SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.-]*):")
+
+
+def refused(config: Any, config_file: Path) -> list[str]:
+    """What of the settings MkDocs' theme publishes unescaped (`URL_SETTINGS`, `TEXT_SETTINGS`, every title,
+    address and text of `TREE_SETTINGS`) could put markup or a script on the pages, and every script or style sheet
+    from elsewhere (`ASSET_SETTINGS`): `FILE:LINE: key: what; what to do` for each. `config`: the settings as read
+    (a mapping; MkDocs' own config or `read`'s). Read by `read` (`errorkb check`, `errorkb render --out`) and by the
+    plugin before a build writes a page."""
+    from errorkb.core.project import URL_TEXT
+
+    found: list[str] = []
+
+    def say(key: str, what: str) -> None:
+        found.append(f"{config_file.name}:{_line_of(config_file, key)}: {key}: {what}")
+
+    address = re.compile(rf"https?://{URL_TEXT}")
+    for key in URL_SETTINGS:
+        value = config.get(key)
+        if value and not (isinstance(value, str) and address.fullmatch(value)):
+            say(key, f"{_shown(value)} is no http(s) address of printable characters (the pages link to it): "
+                     "write the address, its host in punycode and the rest percent-encoded")
+    for key in TEXT_SETTINGS:
+        value = config.get(key)
+        if isinstance(value, str):
+            wrong = _text_wrong(value)
+            if wrong:
+                say(key, wrong)
+    for key in ASSET_SETTINGS:
+        for item in config.get(key) or []:
+            value = str(getattr(item, "path", item))  # (MkDocs' value of a script: its path, with attributes)
+            if _SCHEME.match(value) or value.lstrip().startswith(("//", "\\")):
+                say(key, f"{_shown(value)} is loaded from elsewhere by every page: the site is offline, and loads "
+                         "files of its own only; put the file in docs/ and name it by its path there")
+                break
+    for key in TREE_SETTINGS:
+        for value in _strings(config.get(key)):
+            wrong = _text_wrong(value) or _link_wrong(value)
+            if wrong:
+                say(key, f"{_shown(value)}: {wrong}")
+                break  # one per setting: the file may hold many
+    return found
+
+
+def _text_wrong(value: str) -> str | None:
+    """Why `value` is no plain text a page may show as it is, or None."""
+    from errorkb.core.prose import unprintable
+
+    if len(value) > MAX_TEXT:
+        return f"{len(value):,} characters; a setting's text holds at most {MAX_TEXT:,}"
+    if _MARKUP.search(value):
+        return "holds '<', '>' or '\"': the theme writes the settings into pages as they are, markup included; " \
+               "write plain text"
+    return unprintable(value, one_line=True)
+
+
+def _link_wrong(value: str) -> str | None:
+    """Why `value`, where a page may link to it (a `nav` item, an `extra` link), is a script's address, or None."""
+    scheme = _SCHEME.match(value)
+    if scheme and scheme.group(1).lower() not in ("http", "https", "mailto"):
+        return f"a {scheme.group(1).lower()}: address, which a browser runs or opens as a document; link to an " \
+               "http(s) address or a page of the site"
+    return None
+
+
+def _strings(tree: Any) -> list[str]:
+    """Every string of a settings tree, keys (a nav title) and values, in the order written (bounded by `read`'s
+    count of values)."""
+    found: list[str] = []
+    stack = [tree]
+    while stack:
+        one = stack.pop()
+        if isinstance(one, str):
+            found.append(one)
+        elif isinstance(one, Mapping):  # (MkDocs' `extra` is a mapping of its own, no dict)
+            stack.extend(reversed([part for pair in one.items() for part in pair]))
+        elif isinstance(one, (list, tuple)):
+            stack.extend(reversed(one))
+    return found
+
+
+def _shown(value: Any) -> str:
+    """A value quoted in a message: its start, escaped (its control characters never reach a terminal)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def markdown_settings(config_file: Path) -> tuple[list[Any], dict[str, Any]]:
@@ -78,19 +181,10 @@ def _load(config_file: Path, root: Path, config: MkDocsConfig, seen: list[str]) 
     from mkdocs.utils.yaml import get_yaml_loader
 
     where = os.path.realpath(config_file)
-    if not Path(where).is_relative_to(root):  # its text would be quoted by a parse error: another file's secrets
-        raise SettingsError(f"{config_file}:1: a link to {where}, outside the repository: errorkb reads the settings "
-                            "of this repository's files only; put the file itself here")
     if where in seen:
         raise SettingsError(f"{config_file.name}:{_line_of(config_file, 'INHERIT')}: INHERIT leads back to a file "
                             "that inherits this one; name a file that inherits none of them")
-    try:
-        if os.path.getsize(config_file) > MAX_BYTES:
-            raise SettingsError(f"{config_file}:1: larger than {MAX_BYTES:,} bytes; a site's settings are a few "
-                                "kilobytes")
-        text = config_file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise SettingsError(f"{config_file}:1: cannot be read ({error})") from None
+    text = _text(config_file, root)
     loader = get_yaml_loader(loader=_safe_loader(config_file, root), config=config)(text)  # MkDocs' !ENV, !relative
     try:  # `yaml.load`, the document's nodes bounded before anything is built of them
         node = loader.get_single_node()
@@ -110,12 +204,36 @@ def _load(config_file: Path, root: Path, config: MkDocsConfig, seen: list[str]) 
     if parent is None:
         return data
     named = Path(os.path.normpath(config_file.parent / str(parent)))
-    if not Path(os.path.realpath(named)).is_relative_to(root) or not named.is_file():
+    if not Path(os.path.realpath(named)).is_relative_to(root) or not os.path.lexists(named):  # (a FIFO: `_text`)
         raise SettingsError(f"{config_file.name}:{_line_of(config_file, 'INHERIT')}: INHERIT {parent} names a file "
                             f"{'outside the repository' if named.exists() else 'that does not exist'}: errorkb reads "
                             "the settings of this repository's files only; copy the settings it needs here")
     merged: dict[str, Any] = mergedeep.merge(_load(named, root, config, [*seen, where]), data)
     return merged
+
+
+def config_file(root: Path) -> Path | None:
+    """The project's mkdocs.yml, None only where nothing of that name is there: a FIFO, a folder, a socket or a
+    dangling link named mkdocs.yml is no absent file (`errorkb check` took one for none and said nothing); reading
+    it (`read`) says what it is."""
+    path = root / "mkdocs.yml"
+    return path if os.path.lexists(path) else None
+
+
+def _text(config_file: Path, root: Path) -> str:
+    """The file's text, read by `filebytes.read_bounded` (a FIFO never blocks, a link out of the repository is never
+    read: a parse error would quote another file's text), or `SettingsError` saying what it is."""
+    from errorkb.core.filebytes import TooLarge, read_bounded, said
+
+    try:
+        return read_bounded(config_file, MAX_BYTES, inside=root).decode("utf-8-sig")
+    except TooLarge:
+        raise SettingsError(f"{config_file}:1: larger than {MAX_BYTES:,} bytes; a site's settings are a few "
+                            "kilobytes") from None
+    except OSError as error:
+        raise SettingsError(f"{config_file}:1: {said(error)}") from None
+    except UnicodeDecodeError as error:
+        raise SettingsError(f"{config_file}:1: cannot be read ({error}); save it as UTF-8") from None
 
 
 class _Name:
@@ -307,11 +425,11 @@ def _spec_on_path(top: str) -> importlib.machinery.ModuleSpec | None:
 def _line_of(config_file: Path, word: str) -> int:
     """The first line of the file that names `word` as a key or an item (1 when none does)."""
     try:
-        lines = config_file.read_text(encoding="utf-8-sig").splitlines()
-    except (OSError, UnicodeDecodeError):
+        lines = _text(config_file, config_file.parent).splitlines()
+    except SettingsError:
         return 1
     pattern = re.compile(rf"^\s*(?:-\s*)?['\"]?{re.escape(word)}['\"]?\s*(?::|$)")
     return next((number for number, text in enumerate(lines, 1) if pattern.search(text)), 1)
 
 
-__all__ = ["NOT_READ", "SettingsError", "markdown_settings", "read"]
+__all__ = ["NOT_READ", "SettingsError", "config_file", "markdown_settings", "read", "refused"]
