@@ -119,7 +119,13 @@ class Recall:
 def read_corpus(path: Path) -> list[dict]:
     import yaml
 
-    items = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    from errorkb.core.filebytes import read_bounded, said
+
+    try:  # the one reader of a knowledge base's files: a FIFO named reports.yml never blocks the benchmark
+        text = read_bounded(path, 64 << 20).decode("utf-8")
+    except OSError as error:
+        raise SystemExit(f"{path}: {said(error)}") from None
+    items = yaml.safe_load(text) or []
     if not isinstance(items, list):
         raise ValueError(f"{path}: expected a list of reports")
     return items

@@ -762,20 +762,23 @@ def _rendering_problems(project: Project, result: LoadResult, memo: bool = False
     from errorkb.results.report import read_reports
     from errorkb.site import budget, rehearsed
     from errorkb.site.files import site_files
+    from errorkb.site.settings import config_file
     from errorkb.verify.cache import Trust, resolve_trust
 
-    reports, _ = read_reports(project.reports, runtime_for(project.library.runtime).devices)
+    reports, unreadable = read_reports(project.reports, runtime_for(project.library.runtime).devices)
+    for said in unreadable:  # what the site's build says of the reports: never silence from the check
+        err.print(f"warning: {said}", markup=False)
     pages, files = site_files(project, result, reports)
     sources = {file.path: file.source for file in files}
-    config = project.root / "mkdocs.yml"
+    config = config_file(project.root)  # a FIFO or a folder named mkdocs.yml is no absent file: reading it says
     trusted = memo and resolve_trust(Trust.AUTO) is Trust.TRUSTED
     try:
-        verdicts, _ = rehearsed.rehearse(budget.rehearsals(project, result, pages, files),
-                                         config if config.is_file() else None,
+        verdicts, _ = rehearsed.rehearse(budget.rehearsals(project, result, pages, files), config,
                                          rehearsed.Rehearsed(project.cache_dir, trusted) if trusted else None)
     except budget.SettingsUnreadable as error:
-        return [Problem(project.rel(config), 1, 1, f"cannot read the site's Markdown settings to render the pages "
-                                                   f"({error}); fix mkdocs.yml")], pages
+        return [Problem(project.rel(project.root / "mkdocs.yml"), 1, 1, f"cannot read the site's Markdown settings "
+                                                                         f"to render the pages ({error}); fix "
+                                                                         "mkdocs.yml")], pages
     found = [Problem(*budget.problem(verdict, sources.get(verdict.key))) for verdict in verdicts if not verdict.ok]
     return found, pages
 
@@ -1413,14 +1416,17 @@ class _Source:
 def _checkout(start: Path) -> Path | None:
     """The knowledge base's checkout the command runs in: the nearest folder with a pyproject.toml
     that has a [tool.errorkb] section (read as text: no TOML or settings model imported here)."""
+    from errorkb.core.filebytes import SETTINGS_BYTES, read_bounded  # (standard library only: a fast start)
+
     for folder in (start, *start.parents):
         pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
+        if os.path.lexists(pyproject):  # a FIFO there blocked `lookup` and `show` for ever: never opened
             try:
-                return folder if "[tool.errorkb" in pyproject.read_text(encoding="utf-8", errors="replace") else None
+                text = read_bounded(pyproject, SETTINGS_BYTES).decode("utf-8", errors="replace")
             except OSError:
-                return None
-        if (folder / "mkdocs.yml").is_file():
+                return folder  # loading it says what it is (`load_project`)
+            return folder if "[tool.errorkb" in text else None
+        if os.path.lexists(folder / "mkdocs.yml"):
             return None
     return None
 
@@ -1956,11 +1962,12 @@ def cmd_render(project: Project, args: argparse.Namespace) -> int:
 def _edit_urls(project: Project) -> Any:
     """The plugin's edit links, from the project's mkdocs.yml when it has one: `render --out` writes
     the bytes the site publishes."""
-    config_path = project.root / "mkdocs.yml"
-    if not config_path.is_file():
-        return None
     from errorkb.site.files import edit_url
-    from errorkb.site.settings import read
+    from errorkb.site.settings import config_file, read
+
+    config_path = config_file(project.root)  # (one that is no regular file: `read` says what it is)
+    if config_path is None:
+        return None
 
     config = read(config_path)  # nothing mkdocs.yml names is run (`settings`)
     return lambda path: edit_url(config.repo_url, config.edit_uri, Path(config.docs_dir), project, path)

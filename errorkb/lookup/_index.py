@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from errorkb.core.filebytes import TooLarge, read_bounded, said
 from errorkb.core.message import GENERIC_WORDINGS
 from errorkb.lookup._known import Known, mapping
 from errorkb.lookup._match import Lookup
@@ -226,13 +227,12 @@ def load_index(source: str | Path | None = None) -> Index:
     if where.startswith(("http://", "https://")):
         text = _fetch(where)
     else:
-        try:
-            with open(where, "rb") as handle:
-                raw = handle.read(MAX_BYTES + 1)
+        try:  # the one reader of a knowledge base's files: a FIFO there blocked `lookup`, `show` and the hook
+            raw = read_bounded(where, MAX_BYTES)
+        except TooLarge:
+            raise IndexUnavailable(f"the index {where} is larger than {MAX_BYTES >> 20} MiB") from None
         except OSError as error:
-            raise IndexUnavailable(f"cannot read the index {where}: {error.strerror or error}") from None
-        if len(raw) > MAX_BYTES:
-            raise IndexUnavailable(f"the index {where} is larger than {MAX_BYTES >> 20} MiB")
+            raise IndexUnavailable(f"cannot read the index {where}: {said(error)}") from None
         text = _text(raw, where)
     try:
         data = json.loads(text)

@@ -68,7 +68,7 @@ from errorkb.plugs import runtime_for
 from errorkb.results import store
 from errorkb.results.matrix import matrix_problem
 from errorkb.results.report import read_reports
-from errorkb.site import budget, docstree, live, names, searchrows, themefiles
+from errorkb.site import budget, docstree, live, names, searchrows, settings, themefiles
 from errorkb.site import files as site
 from errorkb.site.sanitize import sanitize
 
@@ -124,6 +124,11 @@ class ErrorkbPlugin(BasePlugin[ErrorkbConfig]):  # type: ignore[no-untyped-call]
                 problem = f"{docstree.site_dir_origin(Path(config.config_file_path), site_dir)} {found}"
         if problem is not None:
             raise PluginError(f"errorkb: {problem}")
+        published = settings.refused(config, Path(config.config_file_path))  # the theme writes them unescaped
+        if published:
+            raise PluginError("errorkb: " + "; ".join(published))
+        if config.copyright:  # Material's HTML by design, written as it is: kept, made inert as a page's HTML is
+            config.copyright = sanitize(config.copyright)
         themefiles.list_fewer(config.theme)
         if config.nav is not None:
             for item in self.config.nav_if_present:
