@@ -487,6 +487,9 @@ CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
 # parentheses right after the name and a blank (`<library> (v4.56.1)`, corpus h882; Poetry's `Installing <library>
 # (4.56.1)`), closed at once: an arrow (Poetry's `Updating <library> (4.40.0 -> 4.46.3)`), a constraint or a second
 # release inside states none (round thirty-seven).
+# These prose forms read the name with its first letter capitalised too (`{Name}`), as titles and sentences write it
+# (`the installed Transformers 4.57.6`, corpus h091): only the first letter (`TRANSFORMERS 4.57.6` states none);
+# installers' records print the distribution's own name and keep `{name}` (round thirty-seven).
 _RELEASE = r"[0-9]+\.[0-9]+(?:\.[0-9]+)?"
 # So do what pip and conda print: `pip show`'s `Name: <library>` then `Version: 4.41.2`, pip's `Successfully
 # installed ... <library>-4.41.2` (a whole release, then a space, a comma or the line's end), a conda spec
@@ -503,7 +506,7 @@ STATED = (r"(?:(?<![^\n])[ \t]*{name}:?[ \t]+[^\n]*?[ \t]-->[ \t]+(?:[^ \t\n]*::
           r"(?=" + _RELEASE + _CONDA_BUILD + ")"
           r"|(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name}-"
           r"(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,]))"
-          r"|(?<![A-Za-z0-9_.-]){name}(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?|="
+          r"|(?<![A-Za-z0-9_.-])(?:{name}|{Name})(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?|="
           r"|[ \t]*\nVersion:[ \t]*)"
           r"(?=" + _RELEASE + r"(?![0-9A-Za-z]|\.[0-9A-Za-z]))"
           r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))"

@@ -13,6 +13,10 @@ as data). Its twins state nothing: an arrow inside the parentheses (Poetry's `Up
 which names the replaced release first), a constraint (`(>=4.40)`), two releases, a longer release (`4.57.0.dev0`),
 another distribution whose name ends with the library's, and the words that already said a release is wanted, not
 installed (`requires transformers (4.56.1)`, `rules.TOLD_OTHER_BEFORE`) or that it works (`rules.TOLD_WORKING`).
+
+The same class one form further: the prose forms read the name with its first letter capitalised (`{Name}` in
+`rules.STATED`, expanded by both matchers as `{name}` is), as titles and sentences write it (corpus h091: "the installed
+Transformers 4.57.6", now read; its answer was and stays right). Installers' records keep the distribution's own name.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ def _answer(text: str, release: str | None = None) -> tuple[list[str], list[str]
 def _stated(text: str) -> list[str]:
     from errorkb.lookup import normalize, stated_releases
 
-    return stated_releases(normalize(text), "transformers")
+    return stated_releases(normalize(text), "transformers", others=_project().other_names)
 
 
 @pytest.mark.parametrize("lead", FORMS)
@@ -95,3 +99,41 @@ def test_the_page_the_cli_and_the_hook_read_the_parentheses_alike(real_index):  
     python = _same_in_page_cli_and_hook(real_index, pastes, None)
     assert [p["release"] for p in python] == ["4.50.0"] * len(FORMS) + ["4.56.1"]
     assert all(ENTRY not in [one[0] for one in p["found"] if one[1] == "confirmed"] for p in python[:len(FORMS)])
+
+
+# The same class, one form further: the library's name capitalised as prose and titles write it (corpus h091, "the
+# installed Transformers 4.57.6"; h436, "after upgrading Transformers from 4.49 to 4.50"). Main read none of these, so
+# a release that rules the entry out confirmed it all the same.
+CAPITALISED = ["Transformers 4.50.0", "Transformers version: 4.50.0", "Transformers==4.50.0", "Transformers v4.50.0",
+               "`Transformers` (4.50.0)", "the installed Transformers 4.50.0 `DynamicCache` API"]
+
+
+@pytest.mark.parametrize("lead", CAPITALISED)
+def test_the_name_capitalised_states_a_release_too(lead):
+    """main: [] (no release read)."""
+    assert _stated(_said(lead)) == ["4.50.0"]
+
+
+@pytest.mark.parametrize("lead", CAPITALISED)
+def test_a_capitalised_statement_where_the_cause_cannot_be_confirms_nothing(lead):
+    """main: the removal confirmed on the words."""
+    assert ENTRY not in _answer(_said(lead))[0]
+
+
+@pytest.mark.parametrize("lead", [
+    "TRANSFORMERS 4.50.0",  # only the first letter: a name shouted whole is not read (as before)
+    "Sentence Transformers 4.50.0",  # another distribution, capitalised as its own name is
+    "Sentence-Transformers 4.50.0",
+    "Transformers.js 3.0.1",  # another library
+    "Requires Transformers 4.50.0",  # wanted, not installed (rules.TOLD_OTHER_BEFORE)
+], ids=["shouted", "sentence-spaced", "sentence-hyphen", "js", "required"])
+def test_the_capitalised_name_states_nothing_else(lead):
+    """Guards (they pass on main too)."""
+    assert _stated(_said(lead)) == []
+
+
+def test_the_page_the_cli_and_the_hook_read_the_capitalised_name_alike(real_index):  # noqa: F811
+    """main: no release read in the three."""
+    pastes = [_said(lead) for lead in CAPITALISED] + [_said("Sentence Transformers 4.50.0")]
+    python = _same_in_page_cli_and_hook(real_index, pastes, None)
+    assert [p["release"] for p in python] == ["4.50.0"] * len(CAPITALISED) + [None]
