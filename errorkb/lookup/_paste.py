@@ -865,16 +865,18 @@ def _asked(ends: list[tuple[int, bool]], at: int) -> bool:
 
 
 def statements(text: str, library: str, meter: Meter, others: tuple[tuple[str, ...], ...]) -> list[re.Match[str]]:
-    """The paste's statements of a release of `library` (`rules.STATED`, group 1 the release), but those whose name
-    ends another distribution's, written with blanks or any separator: `others` holds the words before the
-    library's name in such names (`("acme",)` for the library `tools`: "I use acme tools 5.1.0" states no release).
+    """The paste's statements of a release of `library` (`rules.STATED`, group 1 the release; its prose forms read the
+    name capitalised too, `{Name}`), but those whose name ends another distribution's, written with blanks or any
+    separator: `others` holds the words before the library's name in such names (`("acme",)` for the library `tools`:
+    "I use acme tools 5.1.0" states no release).
     Only those from `ran_from` on: an installer's line that a run follows replaced what was stated above it."""
     since = ran_from(text, library, meter)
     meter.work += len(text) - since
-    pattern = re.compile(rules.STATED.replace("{name}", escape(library)))
+    named = library[:1].upper() + library[1:]  # `{Name}`: the name as prose capitalises it
+    pattern = re.compile(rules.STATED.replace("{name}", escape(library)).replace("{Name}", escape(named)))
     return [match for match in pattern.finditer(text, since)
-            if not (others and text.startswith(library, match.start()) and _ends_another(text, match.start(), others,
-                                                                                          meter))]
+            if not (others and text.startswith((library, named), match.start())
+                    and _ends_another(text, match.start(), others, meter))]
 
 
 def ran_from(text: str, library: str, meter: Meter) -> int:

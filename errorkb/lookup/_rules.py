@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-RULES_VERSION = 49
+RULES_VERSION = 50
 
 CAP = 1 << 16  # characters of a paste read: its last 64 KiB
 CHAIN = 64  # exception lines tried whole, counted from the end of the paste
@@ -483,7 +483,13 @@ CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
 # an egg's `<library>-4.41.2-py3.10.egg/`, a conda build `<library>-4.41.2-pyhd8ed1ab_0`. Each form
 # asserts what follows its release (one capture group, read alike by both matchers). `{name}` is the
 # library's name; a name it ends (`sentence-<library>`) is another distribution. A release ends a sentence
-# (`I'm on <library> 4.57.1.`), never a longer one (`4.46.0.dev0`: no release stated).
+# (`I'm on <library> 4.57.1.`), never a longer one (`4.46.0.dev0`: no release stated). So does a release in
+# parentheses right after the name and a blank (`<library> (v4.56.1)`, corpus h882; Poetry's `Installing <library>
+# (4.56.1)`), closed at once: an arrow (Poetry's `Updating <library> (4.40.0 -> 4.46.3)`), a constraint or a second
+# release inside states none (round thirty-seven).
+# These prose forms read the name with its first letter capitalised too (`{Name}`), as titles and sentences write it
+# (`the installed Transformers 4.57.6`, corpus h091): only the first letter (`TRANSFORMERS 4.57.6` states none);
+# installers' records print the distribution's own name and keep `{name}` (round thirty-seven).
 _RELEASE = r"[0-9]+\.[0-9]+(?:\.[0-9]+)?"
 # So do what pip and conda print: `pip show`'s `Name: <library>` then `Version: 4.41.2`, pip's `Successfully
 # installed ... <library>-4.41.2` (a whole release, then a space, a comma or the line's end), a conda spec
@@ -500,10 +506,11 @@ STATED = (r"(?:(?<![^\n])[ \t]*{name}:?[ \t]+[^\n]*?[ \t]-->[ \t]+(?:[^ \t\n]*::
           r"(?=" + _RELEASE + _CONDA_BUILD + ")"
           r"|(?<![^\n])[ \t]*Successfully installed (?:[^ \t\n]+[ \t]+)*?{name}-"
           r"(?=[0-9]+\.[0-9]+\.[0-9]+(?![^ \t\n,]))"
-          r"|(?<![A-Za-z0-9_.-]){name}(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?|="
+          r"|(?<![A-Za-z0-9_.-])(?:{name}|{Name})(?:`?(?:[ \t]*==[ \t]*|[ \t]+version:?[ \t]*|:[ \t]*|[ \t]+v?|="
           r"|[ \t]*\nVersion:[ \t]*)"
           r"(?=" + _RELEASE + r"(?![0-9A-Za-z]|\.[0-9A-Za-z]))"
-          r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))))(" + _RELEASE + ")")
+          r"|-(?=" + _RELEASE + r"(?:\.dist-info|\.egg-info|-py[0-9h]))"
+          r"|`?[ \t]+\([ \t]*v?(?=" + _RELEASE + r"[ \t]*\))))(" + _RELEASE + ")")
 # Which of two stated releases ran (rounds twenty-eight and twenty-nine): an installer's record of installing the
 # library, followed directly by Python's marker at a line's start (blank lines only between, and at most one shell
 # command that starts Python: `$ python run.py`, `!python3 x.py`, `C:\> py x.py`), is a terminal's transcript, the

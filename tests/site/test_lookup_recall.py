@@ -198,7 +198,12 @@ def test_main_says_when_there_is_no_corpus(tmp_path, capsys):
 # (h878, h879: `'NoneType' object has no attribute 'shape'` in titles; h879 silent with its stated 4.42.4).
 # 255 of 320: the entries that word a change of the static-shaped caches' family for `StaticCache` alone word it once
 # per class now (lookup37's also_seen_as, read from the release environments): h870 confirmed right; nothing else moved.
-CONFIRMED_RIGHT_AT_LEAST = 255  # 320 reports with an entry
+# 258 of 323: the held-out part thirty-three (h881-h894, measured on main's lookup before any change) added three
+# reports with an entry, each confirmed right as found (h881: IndexTTS's vendored `QuantizedCacheConfig` import in a
+# ComfyUI traceback; h882: the same import in a Chinese sentence stating `(v4.56.1)`; h884: peft's
+# `EncoderDecoderCache` import in a Colab traceback on 4.41.2); its eleven negatives stay silent, as pasted and with
+# their stated release.
+CONFIRMED_RIGHT_AT_LEAST = 258  # 323 reports with an entry
 
 
 def test_the_real_corpus_is_never_answered_with_a_confirmed_wrong_entry():

@@ -246,7 +246,7 @@
     "RICH_EDGE", "FRAME_WRAP", "FRAME_NAME_WRAP", "CUT_BLANK_END", "LINK", "QUOTED", "QUOTE_MARK", "DIFF_HUNK", "DIFF_CHANGE", "DOCTEST_EXPECTED", "LINE_END", "CHAINED", "RELEASE_NUMBER", "BESIDE_NUMBER", "NAME", "SENTENCE_END",
     "WARNING_HEADER", "REPLACED"]);
 
-  const TEMPLATES = new Set(["STATED", "RAN_AFTER"]);  // written with `{name}`: compiled once the library is known
+  const TEMPLATES = new Set(["STATED", "RAN_AFTER"]);  // written with `{name}` (`{Name}`): compiled once the library is known
 
   /* The index's `rules` made ready: each pattern compiled (the global flag where it is scanned). */
   function compileRules(rules) {
@@ -883,9 +883,12 @@
   function statements(text, library, R, meter, others) {
     const since = ranFrom(text, library, R, meter);
     meter.work += text.length - since;
-    const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library)), "g");
+    const named = library.slice(0, 1).toUpperCase() + library.slice(1);  // `{Name}`: the name as prose capitalises it
+    const pattern = new RegExp(R.patterns.STATED.replaceAll("{name}", escapeRe(library))
+      .replaceAll("{Name}", escapeRe(named)), "g");
     pattern.lastIndex = since;
-    return [...text.matchAll(pattern)].filter((m) => !(others.length && text.startsWith(library, m.index)
+    return [...text.matchAll(pattern)].filter((m) => !(others.length
+      && (text.startsWith(library, m.index) || text.startsWith(named, m.index))
       && endsAnother(text, m.index, others, meter)));
   }
 
