@@ -16,6 +16,18 @@ does nothing an attack adds: interpreter start, the runtime's import, the observ
 checks, their CPU and what they cost beyond that median (the attack itself); the load average before and after.
 For the fixed stages of one check (interpreter, runtime import, bwrap) see benchmarks/check_start.py.
 
+Measured (session 62, 2 CPUs shared, load average 9.9 before, 12.5 after): subprocess mode, 135 checks, 279.8 s of
+CPU, 615 s wall. The harness 4.0 s (0.03 s a check); an honest control's check 1.77 s (median of 18, 1.65-2.14), so
+135 checks of nothing cost 239 s (85%); of one such check (lean environment, median of 3, load 24:
+benchmarks/check_start.py's stages) bwrap and the jail 0.14 s, `site` 0.05, the verifier's own modules 0.06, torch
+1.97, the bundled package 0.38, the rest the observer and the snippet. The attacks beyond an honest check: 36.5 s
+(13%), of which forged-type-name 13.7 (its after and guard 8.3 s each: the observer's search of what the snippet
+handed the call), beneath-installed-package 9.9 (urllib3 first imported under the snippet: each module body
+followed), patched-verifier-source 3.7, every other attack 1.6 or less. No check ran out of time or spun: the largest
+used 8.4 s of its 120. Fork mode (load 15-23): 450 checks, 100 s of CPU, 369 s wall; tracer-recursion's six checks
+are 173 s of the checks' summed wall time (their loop loses the tracer at depth 982 of 1000, after 103 recursions
+from 880), no other attack's six more than 38.
+
 `--against REV`: this checkout's observer beside REV's (`git show`, put in the throwaway copy in its place) on the
 `--entries`, each way a run of its own, `--rounds` rounds, the ways alternating; per entry the median CPU of its
 checks each way and their ratio, the load average's range beside; outcomes that differ between the ways are named.
