@@ -76,6 +76,7 @@ class Listener:
         self.server.settimeout(0.2)
         self.port = self.server.getsockname()[1]
         self.reached: list[bytes] = []
+        self.heard = threading.Event()  # set once something reached it: a test waits on it, never on a clock
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._accept, daemon=True)
         self.thread.start()
@@ -92,6 +93,7 @@ class Listener:
                     self.reached.append(connection.recv(1024) or b"(connected)")
                 except OSError:
                     self.reached.append(b"(connected)")
+                self.heard.set()
 
     def close(self) -> None:
         self.stop.set()

@@ -294,16 +294,16 @@ def test_the_observer_never_runs_the_exceptions_own_code(tmp_path):
 def test_a_call_still_running_in_another_thread_is_counted_as_such(tmp_path):
     body = """
     import threading
-    gate = threading.Event()
+    gate, inside = threading.Event(), threading.Event()
     class Slow(int):
         def __neg__(self):
             return self
         def __lt__(self, other):
+            inside.set()
             gate.wait()
             return False
     threading.Thread(target=lib.work, args=(Slow(1),), daemon=True).start()
-    import time
-    time.sleep(0.2)
+    inside.wait(300)  # the call is inside `lib.work` once `n < 0` runs: no sleep to outlast, whatever the load
     """
     seen = read(run_scenario(tmp_path, body)).observation
     assert (seen.calls.count, seen.calls.returned, seen.calls.running) == (1, 0, 1)
