@@ -135,6 +135,13 @@ _CHOSEN = {
     "built-compiled": ("source = ''.join(['x = ', 'len([])'])\n", "compiled", "kept.compiled(source, -1)"),
     # built at run time and handed straight to the call (held by no name of the snippet's: the call's argument)
     "built-argument": ("", "execute", "kept.execute(''.join(['x = ', 'len([])']), -1)"),
+    # built in a class body whose namespace is a mapping of the snippet's own (a dict's subclass; any other mapping
+    # fails closed), handed to the call from there
+    "class-body-namespace": ("class Space(dict):\n    pass\n\n\nclass Meta(type):\n    @classmethod\n"
+                             "    def __prepare__(mcs, name, bases):\n        return Space()\n\n\n"
+                             "class Mine(metaclass=Meta):\n    source = ''.join(['x = ', 'len([])'])\n"
+                             "    try:\n        kept.execute(source, -1)\n    except ValueError:\n        pass\n",
+                             "execute", "pass"),
     # a string constant of the snippet's, written into the library's class, evaluated by a library body in the call
     "written-into-the-library": ("kept.Node.__annotations__['parent'] = 'len([])'\n", "hints_later",
                                  "kept.hints_later(-1)"),

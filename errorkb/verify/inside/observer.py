@@ -2438,7 +2438,10 @@ def _p_snippet_chose(source: Any, depth: int) -> bool:
     while frame is not None:
         code = frame.f_code
         if _p_untrusted_code(code):
-            roots.extend(list(_c_dict_values(_S["locals_of"](frame))))
+            local = _S["locals_of"](frame)
+            if not _p_in(dict, _c_mro(type(local))):  # a class body's mapping of the snippet's own: fails closed
+                return True
+            roots.extend(list(_c_dict_values(local)))
             space, builtins_space = frame.f_globals, frame.f_builtins
             if type(space) is dict and _c_dict_get(spaces, id(space)) is not space:
                 spaces[id(space)] = space
@@ -2570,7 +2573,8 @@ def _p_runtime_compiled(code: Any, path: Any) -> bool:
 def _p_made_in_call(code: Any) -> bool:
     """Untrusted code compiled while a watched call ran in the compiling thread (`_p_on_compile`): the call's own (the
     snippet's code that compiled it there was a callback itself), no callback where it runs. Code compiled for the
-    snippet before the call (a graph of its own the runtime made Python of, its dataclass's `__init__`) is not."""
+    snippet before the call (a graph of its own the runtime made Python of, its dataclass's `__init__`) is not, nor
+    code of a text the snippet could have chosen (`_p_snippet_chose`: never kept as the call's)."""
     return _p_compiled_from(code, code.co_filename, _S["call_sources"], _S["call_codes"])
 
 
