@@ -19,13 +19,7 @@ before the snippet; `lib/later_*.py` are the target's modules nothing loads befo
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
-
 import pytest
-
-from tests.verify.test_observer import read, run_scenario
-from tests.verify.test_observer_round12 import watch_in
 
 MESSAGE = "n must be positive, got -1"
 
@@ -116,23 +110,11 @@ Pair = collections.namedtuple("Pair", "left right")
 '''
 
 
-def _run(tmp_path: Path, body: str, watched: str):
-    folder = tmp_path / "lib"
-    folder.mkdir(exist_ok=True)
-    (folder / "kept.py").write_text(KEPT)
-    (folder / "later_log.py").write_text(LATER_LOG)
-    (folder / "later_hints.py").write_text(LATER_HINTS)
-    (folder / "later_made.py").write_text(LATER_MADE)
-    configure = watch_in("kept", watched)
+LIB = {"kept.py": KEPT, "later_log.py": LATER_LOG, "later_hints.py": LATER_HINTS, "later_made.py": LATER_MADE}
 
-    def configuring(config: dict) -> None:
-        configure(config)
-        # Python's frozen modules trusted, as `child.python_roots` has them (the import system runs frozen)
-        config["trusted_roots"] = (*config["trusted_roots"], "<frozen ")
-        config["stdlib_roots"] = [*config["stdlib_roots"], "<frozen "]
-        config["beneath_roots"] = [*config.get("beneath_roots", ()), *config["target_roots"]]
 
-    return read(run_scenario(tmp_path, "import kept\n" + textwrap.dedent(body), configure=configuring)).observation
+def _run(observe, body: str, watched: str):
+    return observe(body, watched, lib=LIB)
 
 
 def _refused(seen) -> None:
@@ -155,18 +137,18 @@ _CALL = "try:\n    kept.{}(-1)\nexcept ValueError:\n    pass\n"
 # (a) a name the library's body binds on a class of Python's own
 
 
-def test_a_library_body_binding_a_name_on_pythons_own_class_is_the_librarys(tmp_path):
+def test_a_library_body_binding_a_name_on_pythons_own_class_is_the_librarys(observe_kept):
     """The honest twin of `remote-model-without-generation-mixin` in subprocess isolation: the library's lazy import
     loads a module whose body sets `logging.Logger.warning_once` (an `lru_cache` over its own function); the call
     then refuses its argument. Nothing was rebound by the snippet (failed on main: "Logger.warning_once (rebound)")."""
-    seen = _run(tmp_path, _CALL.format("log_later"), "log_later")
+    seen = _run(observe_kept, _CALL.format("log_later"), "log_later")
     _refused(seen)
     assert _rebound(seen) == [] and seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
 
 
-def test_a_library_body_loaded_by_the_snippet_binding_that_name_is_the_librarys(tmp_path):
+def test_a_library_body_loaded_by_the_snippet_binding_that_name_is_the_librarys(observe_kept):
     """The same body, loaded by the snippet's own import before the call: still the body's binding."""
-    seen = _run(tmp_path, "import later_log\n" + _CALL.format("log_later"), "log_later")
+    seen = _run(observe_kept, "import later_log\n" + _CALL.format("log_later"), "log_later")
     _refused(seen)
     assert _rebound(seen) == [], (seen.interference, seen.tampered)
 
@@ -189,37 +171,37 @@ _SNIPPET_BINDS = {
 
 
 @pytest.mark.parametrize("how", sorted(_SNIPPET_BINDS))
-def test_the_snippet_binding_a_name_on_pythons_own_class_is_still_rebound(tmp_path, how):
+def test_the_snippet_binding_a_name_on_pythons_own_class_is_still_rebound(observe_kept, how):
     """The hostile twins: the snippet, not the library's body, binds a name on `logging.Logger` (itself, before or
     after the body, or the body's own cache under another name): rebound, as on main."""
-    seen = _run(tmp_path, _SNIPPET_BINDS[how] + _CALL.format("log_later"), "log_later")
+    seen = _run(observe_kept, _SNIPPET_BINDS[how] + _CALL.format("log_later"), "log_later")
     assert _rebound(seen) != [], (seen.interference, seen.tampered)
 
 
 # (b) code compiled from a string before the snippet ran, evaluated inside the call
 
 
-def test_a_forward_reference_made_before_the_snippet_evaluated_in_a_library_body_is_the_librarys(tmp_path):
+def test_a_forward_reference_made_before_the_snippet_evaluated_in_a_library_body_is_the_librarys(observe_kept):
     """The honest twin of every quanto / quantized-cache entry in subprocess isolation: the library's lazy import loads
     a module whose body evaluates the type hints of a class whose `ForwardRef` was made before the snippet ran (its
     code compiled then, `<string>:1 (<module>)`); the call then refuses its argument (failed on main: "ran its own
     code inside the library's call (<string>:1 (<module>))")."""
-    seen = _run(tmp_path, _CALL.format("hints_later"), "hints_later")
+    seen = _run(observe_kept, _CALL.format("hints_later"), "hints_later")
     _refused(seen)
     assert _called_back(seen) == [] and seen.interference == [] and seen.tampered == [], \
         (seen.interference, seen.tampered)
 
 
-def test_a_forward_reference_made_before_the_snippet_evaluated_by_the_call_is_the_librarys(tmp_path):
-    seen = _run(tmp_path, "try:\n    kept.hints(kept.Node, -1)\nexcept ValueError:\n    pass\n", "hints")
+def test_a_forward_reference_made_before_the_snippet_evaluated_by_the_call_is_the_librarys(observe_kept):
+    seen = _run(observe_kept, "try:\n    kept.hints(kept.Node, -1)\nexcept ValueError:\n    pass\n", "hints")
     _refused(seen)
     assert _called_back(seen) == [], (seen.interference, seen.tampered)
 
 
-def test_code_pythons_library_generates_in_a_library_body_inside_the_call_is_the_librarys(tmp_path):
+def test_code_pythons_library_generates_in_a_library_body_inside_the_call_is_the_librarys(observe_kept):
     """A body loaded inside the call makes a dataclass and a named tuple (their `__init__`, `__new__` compiled from
     strings under `<string>`), and the call makes one of each: the library's, as on main."""
-    seen = _run(tmp_path, _CALL.format("made_later"), "made_later")
+    seen = _run(observe_kept, _CALL.format("made_later"), "made_later")
     _refused(seen)
     assert _called_back(seen) == [] and seen.interference == [] and seen.tampered == [], \
         (seen.interference, seen.tampered)
@@ -244,21 +226,21 @@ _SNIPPET_CODE = {
 
 
 @pytest.mark.parametrize("how", sorted(_SNIPPET_CODE))
-def test_the_snippets_own_string_code_run_inside_the_call_is_still_its_own(tmp_path, how):
+def test_the_snippets_own_string_code_run_inside_the_call_is_still_its_own(observe_kept, how):
     """The hostile twins: code the snippet compiled from a string (a forward reference of its own, `exec` or `eval`
     of `<string>` code, a forward reference of the library's with its code swapped) run inside the library's call,
     with no frame of the snippet's file: its own code run inside the call, as on main."""
     setup, watched, call = _SNIPPET_CODE[how]
-    seen = _run(tmp_path, setup + f"try:\n    {call}\nexcept ValueError:\n    pass\n", watched)
+    seen = _run(observe_kept, setup + f"try:\n    {call}\nexcept ValueError:\n    pass\n", watched)
     assert _called_back(seen) != [], (seen.interference, seen.tampered)
 
 
-def test_the_snippets_forward_reference_a_library_body_evaluates_is_still_its_own(tmp_path):
+def test_the_snippets_forward_reference_a_library_body_evaluates_is_still_its_own(observe_kept):
     """The hostile twin of (b)'s honest case: the snippet puts a forward reference of its own in the library's class,
     and the library's body, loaded inside the call, evaluates it: the snippet's code run inside the call."""
     setup = "import typing\n\n\nclass Mine:\n    pass\n\n\nkept.Node.__annotations__['parent'] = " \
             "typing.Optional['Mine']\nkept.Mine = Mine\n"
-    seen = _run(tmp_path, setup + _CALL.format("hints_later"), "hints_later")
+    seen = _run(observe_kept, setup + _CALL.format("hints_later"), "hints_later")
     assert _called_back(seen) != [], (seen.interference, seen.tampered)
 
 
@@ -272,14 +254,12 @@ _STRING_ANNOTATIONS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="known limit, on main as here: a string the snippet chose, compiled by the "
-                                       "library inside the call (typing.get_type_hints making a ForwardRef of it), "
-                                       "is read as the call's own code (`_p_made_in_call`, `_p_compiled_for_runtime`"
-                                       "): who chose a source is not seen, only who compiled it (docs/threat-model.md)")
 @pytest.mark.parametrize("how", sorted(_STRING_ANNOTATIONS))
-def test_the_snippets_string_the_library_compiles_inside_the_call_is_its_own(tmp_path, how):
+def test_the_snippets_string_the_library_compiles_inside_the_call_is_its_own(observe_kept, how):
     """The snippet's own expression, handed to the library as a string annotation, that the library compiles and
-    evaluates inside the call (in the call's frames, or in a body of its own the call loads)."""
+    evaluates inside the call (in the call's frames, or in a body of its own the call loads): its own code run inside
+    the call (a strict xfail on main, a false pass: who chose a source was not seen, only who compiled it; round
+    thirty-six, `_p_snippet_chose`)."""
     setup, watched, call = _STRING_ANNOTATIONS[how]
-    seen = _run(tmp_path, setup + f"try:\n    {call}\nexcept ValueError:\n    pass\n", watched)
+    seen = _run(observe_kept, setup + f"try:\n    {call}\nexcept ValueError:\n    pass\n", watched)
     assert _called_back(seen) != [], (seen.interference, seen.tampered)

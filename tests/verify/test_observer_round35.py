@@ -16,14 +16,7 @@ the path), its modules loaded by nothing before the snippet runs; `lib/kept.py` 
 
 from __future__ import annotations
 
-import sys
-import textwrap
-from pathlib import Path
-
 import pytest
-
-from tests.verify.test_observer import read, run_scenario
-from tests.verify.test_observer_round12 import watch_in
 
 MESSAGE = "n must be positive, got -1"
 
@@ -94,28 +87,10 @@ LEVEL = 0
 '''
 
 
-def _run(tmp_path: Path, body: str, watched: str):
-    folder = tmp_path / "lib"
-    folder.mkdir(exist_ok=True)
-    (folder / "kept.py").write_text(KEPT)
-    std = tmp_path / "std"
-    std.mkdir(exist_ok=True)
-    (std / "runtime_exit.py").write_text(RUNTIME_EXIT)
-    (std / "runtime_finder.py").write_text(RUNTIME_FINDER)
-    mine = tmp_path / "mine"
-    mine.mkdir(exist_ok=True)
-    (mine / "snippet_exit.py").write_text(SNIPPET_EXIT)
-    configure = watch_in("kept", watched)
-
-    def configuring(config: dict) -> None:
-        configure(config)
-        sys.path.append(str(std))
-        sys.path.append(str(mine))
-        config["trusted_roots"] = (*config["trusted_roots"], "<frozen ", str(std))
-        config["stdlib_roots"] = [*config["stdlib_roots"], "<frozen ", str(std)]
-        config["beneath_roots"] = [*config.get("beneath_roots", ()), *config["target_roots"]]
-
-    return read(run_scenario(tmp_path, "import kept\n" + textwrap.dedent(body), configure=configuring)).observation
+def _run(observe, body: str, watched: str):
+    return observe(body, watched, lib={"kept.py": KEPT},
+                   std={"runtime_exit.py": RUNTIME_EXIT, "runtime_finder.py": RUNTIME_FINDER},
+                   mine={"snippet_exit.py": SNIPPET_EXIT})
 
 
 def _refused(seen) -> None:
@@ -130,18 +105,18 @@ def _planted(seen) -> list[str]:
 _CALL = "try:\n    kept.{}(-1)\nexcept ValueError:\n    pass\n"
 
 
-def test_a_runtime_body_loaded_in_the_call_registering_its_own_exit_hook_is_the_runtimes(tmp_path):
+def test_a_runtime_body_loaded_in_the_call_registering_its_own_exit_hook_is_the_runtimes(observe_kept):
     """The honest twin of `torch-onnx-legacy-export-dynamic-cache` in subprocess isolation: a module of Python's own
     library first loads inside the library's call, its body registering `partial(_python_exit)` in
     `threading._threading_atexits`; the call then refuses its argument. Nothing was planted."""
-    seen = _run(tmp_path, _CALL.format("exit_later"), "exit_later")
+    seen = _run(observe_kept, _CALL.format("exit_later"), "exit_later")
     _refused(seen)
     assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
 
 
-def test_a_runtime_body_loaded_by_the_snippet_registering_its_own_exit_hook_is_the_runtimes(tmp_path):
+def test_a_runtime_body_loaded_by_the_snippet_registering_its_own_exit_hook_is_the_runtimes(observe_kept):
     """The same body, loaded by the snippet's own import before the call: still the runtime's registration."""
-    seen = _run(tmp_path, "import runtime_exit\n" + _CALL.format("exit_later"), "exit_later")
+    seen = _run(observe_kept, "import runtime_exit\n" + _CALL.format("exit_later"), "exit_later")
     _refused(seen)
     assert seen.interference == [] and seen.tampered == [], (seen.interference, seen.tampered)
 
@@ -162,17 +137,17 @@ _SNIPPET_REGISTERS = {
 
 
 @pytest.mark.parametrize("how", sorted(_SNIPPET_REGISTERS))
-def test_the_snippet_registering_in_the_runtimes_table_is_still_planted(tmp_path, how):
+def test_the_snippet_registering_in_the_runtimes_table_is_still_planted(observe_kept, how):
     """The hostile twins: the snippet, not the runtime's body, registers in `threading._threading_atexits` (a partial
     over a function of Python's own, over C code, over the runtime body's own function again, over the runtime's function binding its own data, or through a module of its
     own): planted, as on main."""
-    seen = _run(tmp_path, _SNIPPET_REGISTERS[how] + _CALL.format("exit_later"), "exit_later")
+    seen = _run(observe_kept, _SNIPPET_REGISTERS[how] + _CALL.format("exit_later"), "exit_later")
     assert _planted(seen) != [], (seen.interference, seen.tampered)
 
 
-def test_the_snippets_module_registering_inside_the_call_is_still_planted(tmp_path):
+def test_the_snippets_module_registering_inside_the_call_is_still_planted(observe_kept):
     """The snippet's own module, first imported inside the library's call, registering as the runtime's body does."""
-    seen = _run(tmp_path, _CALL.format("exit_mine"), "exit_mine")
+    seen = _run(observe_kept, _CALL.format("exit_mine"), "exit_mine")
     assert _planted(seen) != [], (seen.interference, seen.tampered)
 
 
@@ -195,9 +170,9 @@ sys.meta_path.insert(0, Finder())
 '''
 
 
-def test_the_snippets_code_run_inside_the_runtimes_body_leaves_its_registration_planted(tmp_path):
+def test_the_snippets_code_run_inside_the_runtimes_body_leaves_its_registration_planted(observe_kept):
     """The snippet's code runs while the runtime's body runs (its import finder), registering a partial over the
     body's own function as the body would: the body is no longer the runtime's alone, so nothing it left is read as
     the runtime's own; the finder's partial is still searched."""
-    seen = _run(tmp_path, FINDER + _CALL.format("finder_later"), "finder_later")
+    seen = _run(observe_kept, FINDER + _CALL.format("finder_later"), "finder_later")
     assert _planted(seen) != [], (seen.interference, seen.tampered)

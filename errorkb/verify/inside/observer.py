@@ -329,6 +329,11 @@ _c_FRAME_BUDGET = 512
 # How many objects a watched function's frame holds are searched for C code the snippet planted
 # (`_p_planted_under`: breadth first, each object once, at any depth); past it, the search fails closed.
 _c_PLANT_BUDGET = 50000
+# How many levels inside what the snippet holds a string is searched for, as the text trusted code compiles
+# (`_p_snippet_chose`: an annotation of its class, an attribute of its object, an item of its argument); objects past
+# `_c_PLANT_BUDGET` fail closed.
+_c_CHOSEN_DEPTH = 3
+_c_bytes_decode = bytes.decode
 _c_tuple_iter = tuple.__iter__
 _c_list_iter = list.__iter__
 _c_set_iter = set.__iter__
@@ -747,6 +752,8 @@ def _state(config: dict[str, Any], namespace: dict[str, Any], trace: object) -> 
         # for itself (the runtime evaluating a type's name in an operator's schema, inside a traced function), no
         # callback when it runs there (`_p_made_in_call`); compiled again when untrusted code of that name starts.
         "call_sources": {}, "call_codes": {},
+        # The string constants of the snippet's code (`_p_snippet_texts`), by text: a source it could have chosen.
+        "snippet_texts": {},
         # The sources compiled while a maker of the target's ran in the compiling thread (`_p_on_compile`): the type
         # expressions it evaluates (pydantic's own string annotations, `ForwardRef`), whose run, where the code makes
         # no call, is no code of the snippet's running inside the maker (`_p_maker_expression`).
@@ -2380,11 +2387,16 @@ def _p_on_compile(ident: int, args: Any) -> None:
     source, path = args[0], args[1]
     if not _p_in_roots(path, _S["forge_roots"]):
         if type(path) is str and (type(source) is str or type(source) is bytes):
+            # A source the snippet could have chosen is its code, whoever compiles it (`_p_snippet_chose`).
+            chosen: bool | None = None
             if _p_compiled_for_runtime(2):
-                _p_pend(_S["runtime_sources"], path, source)
+                chosen = _p_snippet_chose(source, 2)
+                if not chosen:
+                    _p_pend(_S["runtime_sources"], path, source)
             # Code compiled at run time inside the call; a file's own source (the import system loading a module
             # no trusted root holds, the snippet's shadow of a backend among them) is whoever wrote the file's.
-            if _c_dict_get(_S["active"], ident, 0) > 0 and not _p_same_as_file(source, path):
+            if _c_dict_get(_S["active"], ident, 0) > 0 and not _p_same_as_file(source, path) \
+                    and not (chosen if chosen is not None else _p_snippet_chose(source, 2)):
                 _p_pend(_S["call_sources"], path, source)
             if _p_making_in(ident):
                 _p_pend(_S["maker_sources"], path, source)
@@ -2394,6 +2406,115 @@ def _p_on_compile(ident: int, args: Any) -> None:
     if _p_same_as_file(source, path):  # the import system compiling the real file
         return
     _p_tamper("forged", path)
+
+
+def _p_snippet_chose(source: Any, depth: int) -> bool:
+    """Whether the snippet could have chosen the text trusted code compiles (`source`, as the audit event gives it: a
+    copy, so by text): a string constant of its code (`snippet_texts`), or a string its frames on this thread's stack
+    hold (their locals and globals) or the watched calls there were handed (their arguments), a few levels inside
+    (`_p_holds_text`: its class's annotation, its object's attribute, its dict's item). Code compiled from such a text
+    is the snippet's, not the call's own nor the runtime's (a `ForwardRef` of its string annotation, `eval` of its
+    attribute, `exec` of its argument): who could choose a source decides, not only who compiled it. A text the call
+    builds itself (Python's generated `__init__`, a type's name read from C) is held by none of these. Fails closed
+    (True) where the text cannot be read or the search cannot finish."""
+    if type(source) is bytes:
+        try:
+            text: Any = _c_bytes_decode(source, "utf-8")
+        except BaseException:
+            return True
+    else:
+        text = source
+    if type(text) is not str:
+        return True
+    if _c_dict_get(_S["snippet_texts"], text) is not None:
+        return True
+    try:
+        frame: Any = _c_getframe(depth + 1)
+    except ValueError:
+        return False
+    roots: list[Any] = []
+    spaces: dict[int, Any] = {}
+    frames = _S["frames"]
+    while frame is not None:
+        code = frame.f_code
+        if _p_untrusted_code(code):
+            local = _S["locals_of"](frame)
+            if not _p_in(dict, _c_mro(type(local))):  # a class body's mapping of the snippet's own: fails closed
+                return True
+            roots.extend(list(_c_dict_values(local)))
+            space, builtins_space = frame.f_globals, frame.f_builtins
+            if type(space) is dict and _c_dict_get(spaces, id(space)) is not space:
+                spaces[id(space)] = space
+                roots.extend([value for value in _c_list_iter(list(_c_dict_values(space)))
+                              if value is not builtins_space])
+        else:
+            record = _c_dict_get(frames, id(frame))
+            if record is not None and record[0] is frame and record[6] == "target":
+                roots.extend(_p_arguments(frame, code))
+        if frame is _S["top"]:  # the snippet's own run: what is outward is the harness's
+            break
+        frame = frame.f_back
+    return _p_holds_text(roots, text)
+
+
+def _p_holds_text(level: list[Any], text: str) -> bool:
+    """A string equal to `text` among `level` or inside it, `_c_CHOSEN_DEPTH` levels down, over what objects hold
+    (`_p_reach`: no module, code, frame, nor a trusted class's namespace entered), each object once. A string of a
+    subclass is read by `str`'s own C method (its `__eq__` never runs). Past `_c_PLANT_BUDGET` objects, or at a referent
+    that cannot be read, it fails closed (True)."""
+    seen: dict[int, Any] = {}
+    budget = _c_PLANT_BUDGET
+    for at in range(_c_CHOSEN_DEPTH + 1):
+        following: list[Any] = []
+        for value in _c_list_iter(level):
+            kind = type(value)
+            if kind is str:
+                if value == text:
+                    return True
+                continue
+            if value is None or kind is int or kind is float or kind is bool or kind is bytes:
+                continue
+            if _c_dict_get(seen, id(value)) is value:
+                continue
+            seen[id(value)] = value
+            budget -= 1
+            if budget < 0 or value is _c_UNREADABLE:
+                return True
+            try:
+                if _p_in(str, _c_mro(kind)) and _c_str_str(value) == text:
+                    return True
+            except BaseException:
+                return True
+            if at < _c_CHOSEN_DEPTH:
+                items = _p_reach(value, kind)
+                if items is not None:
+                    following.extend(items)
+        level = following
+    return False
+
+
+def _p_snippet_texts(code: Any) -> None:
+    """Keep the string constants of the snippet's `code` and of the code nested in it (inside tuples and frozensets of
+    constants too) by their text: what it could hand trusted code to compile (`_p_snippet_chose`)."""
+    texts = _S["snippet_texts"]
+    for each in _c_list_iter(_p_code_tree(code)):
+        level: list[Any] = list(_c_tuple_iter(each.co_consts))
+        while level:
+            following: list[Any] = []
+            for constant in _c_list_iter(level):
+                kind = type(constant)
+                if kind is str:
+                    texts[constant] = True
+                elif kind is bytes:
+                    try:
+                        texts[_c_bytes_decode(constant, "utf-8")] = True
+                    except BaseException:
+                        pass
+                elif kind is tuple:
+                    following.extend(list(_c_tuple_iter(constant)))
+                elif kind is frozenset:
+                    following.extend(list(_c_frozenset_iter(constant)))
+            level = following
 
 
 def _p_pend(table: dict[str, list[Any]], path: str, source: Any) -> None:
@@ -2438,6 +2559,8 @@ def _p_untrusted_code(code: Any) -> bool:
     untrusted = not _p_in_roots(path, _S["trusted_roots"]) and _c_dict_get(_S["made_codes"], id(code)) is not code \
         and not _p_runtime_compiled(code, path)
     _S["untrusted"][id(code)] = (code, untrusted)
+    if untrusted:
+        _p_snippet_texts(code)
     return untrusted
 
 
@@ -2450,7 +2573,8 @@ def _p_runtime_compiled(code: Any, path: Any) -> bool:
 def _p_made_in_call(code: Any) -> bool:
     """Untrusted code compiled while a watched call ran in the compiling thread (`_p_on_compile`): the call's own (the
     snippet's code that compiled it there was a callback itself), no callback where it runs. Code compiled for the
-    snippet before the call (a graph of its own the runtime made Python of, its dataclass's `__init__`) is not."""
+    snippet before the call (a graph of its own the runtime made Python of, its dataclass's `__init__`) is not, nor
+    code of a text the snippet could have chosen (`_p_snippet_chose`: never kept as the call's)."""
     return _p_compiled_from(code, code.co_filename, _S["call_sources"], _S["call_codes"])
 
 
