@@ -488,7 +488,7 @@ CLAUSE = r"^(~=|==|!=|<=|>=|<|>)[ \t]*([0-9]+(?:\.[0-9]+)*)(\.\*)?$"
 # (4.56.1)`), closed at once: an arrow (Poetry's `Updating <library> (4.40.0 -> 4.46.3)`), a constraint or a second
 # release inside states none (round thirty-seven).
 # These prose forms read the name with its first letter capitalised too (`{Name}`), as titles and sentences write it
-# (`the installed Transformers 4.57.6`, corpus h091): only the first letter (`TRANSFORMERS 4.57.6` states none);
+# (`the installed <Library> 4.57.6`, corpus h091): only the first letter (`<LIBRARY> 4.57.6` states none);
 # installers' records print the distribution's own name and keep `{name}` (round thirty-seven).
 _RELEASE = r"[0-9]+\.[0-9]+(?:\.[0-9]+)?"
 # So do what pip and conda print: `pip show`'s `Name: <library>` then `Version: 4.41.2`, pip's `Successfully
